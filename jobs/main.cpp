@@ -1,0 +1,79 @@
+// nestfast: plan training placements (NEST) and check their all-to-alls (FAST)
+// in one MPI program. Every subcommand lives in its own cmd_*.cpp file.
+#include <mpi.h>
+
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "jobs/cli_context.hpp"
+#include "nestfast_version.hpp"
+
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// An error that escaped a subcommand: one line, naming the rank when there
+// are several; a multi-rank job is aborted so no rank hangs in a collective.
+int report_and_exit(const char* kind, const char* message, int code) {
+  if (world_size() > 1) {
+    std::fprintf(stderr, "nestfast: rank %d: %s: %s\n", world_rank(), kind, message);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+  } else {
+    std::fprintf(stderr, "nestfast: %s: %s\n", kind, message);
+  }
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+
+  nestfast::jobs::CliContext context;
+  CLI::App app{"nestfast: network- and memory-aware training plans (NEST), checked with FAST all-to-alls", "nestfast"};
+  app.set_version_flag("--version", std::string("nestfast ") + nestfast::kVersion + " (git " + nestfast::kGitSha + ")");
+  app.require_subcommand(1);
+  app.fallthrough();
+
+  using namespace nestfast::jobs;
+  register_run(app, context);
+  register_solve(app, context);
+  register_evaluate(app, context);
+  register_nest_compat(app, context);
+  register_catalog(app, context);
+  register_query(app, context);
+  register_a2a(app, context);
+  register_presets(app, context);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // Help and version print on rank 0 only; usage errors on every rank would be noise too.
+    int code = 0;
+    if (world_rank() == 0) code = app.exit(error);
+    else code = error.get_exit_code();
+    MPI_Finalize();
+    return code == 0 ? 0 : kExitBadInput;
+  } catch (const std::invalid_argument& error) {
+    return report_and_exit("error", error.what(), kExitBadInput);
+  } catch (const std::exception& error) {
+    return report_and_exit("error", error.what(), kExitRuntimeError);
+  }
+  MPI_Finalize();
+  return context.exit_code;
+}

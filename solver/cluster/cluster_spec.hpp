@@ -1,0 +1,49 @@
+#pragma once
+// The system: one accelerator kind and a hierarchy of network levels
+// (Calculon's "system" input). Plain data; presets fill it from
+// jobs/presets/{gpus,clusters}/*.toml. Units: bytes, seconds, FLOP/s.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nestfast {
+
+// One point of a GPU's dense-matmul efficiency curve: a GEMM of `flops`
+// floating-point operations reaches `efficiency` x peak. Interpolated in
+// log(flops) between points; clamped outside.
+struct EfficiencyPoint {
+  double flops = 0;
+  double efficiency = 0;
+};
+
+struct GpuSpec {
+  std::string name;
+  std::string source;
+  std::uint64_t hbm_bytes = 0;
+  double hbm_bandwidth_Bps = 0;
+  double peak_flops_bf16 = 0;  // dense, no sparsity
+  double peak_flops_fp8 = 0;   // 0 where unsupported
+  double peak_flops_fp32 = 0;
+  double hbm_efficiency = 0;   // achievable fraction of hbm_bandwidth_Bps
+  std::vector<EfficiencyPoint> matmul_efficiency;
+};
+
+// A network level, innermost first: level 0 joins the devices of a node,
+// level 1 the nodes of a rack, and so on. A communication group lives on the
+// lowest level whose group holds its whole span.
+struct NetworkLevel {
+  std::string name;            // "nvlink", "rack", "spine", ...
+  int group_size = 0;          // children per group (devices per node, nodes per rack, ...)
+  double bandwidth_Bps = 0;    // per device, one direction
+  double latency_s = 0;
+  double oversubscription = 1; // >= 1; effective bandwidth = bandwidth_Bps / oversubscription
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string source;
+  GpuSpec gpu;
+  std::vector<NetworkLevel> levels;  // innermost first; the outermost group_size may be 0 = unbounded
+};
+
+}  // namespace nestfast

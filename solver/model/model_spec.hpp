@@ -1,0 +1,39 @@
+#pragma once
+// The application: a transformer's hyperparameters (Calculon's "application" input).
+// Plain data, no behaviour; presets fill it from jobs/presets/models/*.toml.
+#include <cstdint>
+#include <string>
+
+namespace nestfast {
+
+enum class MlpKind { Gelu, Swiglu };
+
+struct MoeSpec {
+  int num_experts = 0;        // 0 = dense model
+  int top_k = 0;
+  int expert_ffn_hidden = 0;  // per-expert FFN width
+  int shared_experts = 0;     // always-on experts (DeepSeek style)
+  int first_dense_layers = 0; // leading blocks that stay dense
+  int layer_interval = 1;     // every k-th block (after the dense ones) is MoE
+
+  bool enabled() const { return num_experts > 0; }
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string source;  // citation of the published hyperparameters
+  int num_layers = 0;  // transformer blocks
+  int hidden = 0;
+  int ffn_hidden = 0;  // dense FFN width
+  int heads = 0;
+  int kv_heads = 0;    // == heads without GQA
+  int head_dim = 0;    // usually hidden / heads
+  int vocab = 0;
+  int seq_len = 0;     // default sequence length
+  MlpKind mlp = MlpKind::Gelu;
+  bool tied_embeddings = false;
+  int dtype_bytes = 2;  // activations and weights (bf16/fp16)
+  MoeSpec moe;
+};
+
+}  // namespace nestfast
