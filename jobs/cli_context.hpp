@@ -23,6 +23,9 @@ void register_nest_compat(CLI::App& app, CliContext& context);
 void register_catalog(CLI::App& app, CliContext& context);
 void register_query(CLI::App& app, CliContext& context);
 void register_a2a(CLI::App& app, CliContext& context);
+void register_a2a_plan(CLI::App& a2a, CliContext& context);
+void register_a2a_bench(CLI::App& a2a, CliContext& context);
+void register_merge(CLI::App& app, CliContext& context);
 void register_presets(CLI::App& app, CliContext& context);
 
 }  // namespace nestfast::jobs

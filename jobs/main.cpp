@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   register_catalog(app, context);
   register_query(app, context);
   register_a2a(app, context);
+  register_merge(app, context);
   register_presets(app, context);
 
   try {

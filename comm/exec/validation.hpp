@@ -1,0 +1,57 @@
+#pragma once
+// The validation phase of `nestfast run` (ARCHITECTURE.md data-flow step 4):
+// the chosen plans' expert-parallel all-to-all traffic is run on the job's own
+// ranks with each configured algorithm, every byte is checked, and one result
+// per (plan, algorithm, size) comes back for /validation/alltoallv.
+// Collective over `comm`: every rank passes identical settings and requests.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nestfast::comm {
+
+struct ValidationSettings {
+  bool enabled = true;
+  bool all_plans = false;                      // also plans without expert parallelism
+  std::string sizes = "1M:64M";                // bytes per rank, MIN:MAX doubling
+  std::vector<std::string> algos = {"fast", "mpi", "pairwise"};
+  std::string skew = "zipf:0.8";               // token-routing skew of the generated traffic
+  int virtual_servers = 0;                     // 0 = servers from the shared-memory node split
+  int iterations = 5;
+  int warmup = 1;
+  std::uint64_t seed = 1;
+};
+
+// One chosen plan whose all-to-all is to be run.
+struct ValidationRequest {
+  std::uint64_t plan_row = 0;   // row of the plan in /plans
+  int ep = 1;                   // expert-parallel degree of the plan
+  int experts = 0;              // experts per MoE layer (0 for dense plans run with validate.all)
+  int top_k = 1;
+  double predicted_s = 0;       // the solver's predicted time for one such all-to-all
+  std::uint64_t predicted_bytes_per_rank = 0;  // the size the prediction is for
+};
+
+struct ValidationResult {
+  std::uint64_t plan_row = 0;
+  std::string algo;
+  std::uint64_t bytes_per_rank = 0;
+  int servers = 0;
+  int gpus_per_server = 0;
+  double time_us_min = 0;
+  double time_us_avg = 0;
+  double time_us_max = 0;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  double lb_us = 0;              // server lower bound (comm.md section 4) at the measured rank bandwidth
+  double efficiency = 0;         // lb_us / time_us_avg
+  std::uint64_t wrong = 0;       // bytes that arrived wrong
+  double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank
+};
+
+std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
+                                             const std::vector<ValidationRequest>& requests);
+
+}  // namespace nestfast::comm
