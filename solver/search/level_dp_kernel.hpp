@@ -1,0 +1,122 @@
+#pragma once
+// The inner recurrence of the level-wise suffix DP, header-only and free of
+// std::vector, exceptions and allocation, so the gpu/ batch kernel compiles
+// the very same code for the device (NESTFAST_HD adds __host__ __device__).
+//
+// Problem of one run: cut layers [0, L) into exactly p contiguous stages.
+// Stage j (0-based from the first) covering [a, b) costs
+//   oracle.time(a, b, j)    its per-micro-batch time F+B+C, the cheapest
+//                           recompute mode that fits in HBM; +inf if none fits;
+//   oracle.params(a, b)     its parameter bytes (what DP sync and the
+//                           optimizer step scale with);
+//   oracle.fits(a, b, j)    whether any recompute mode fits; must be monotone:
+//                           false for [a, b) implies false for [a, b+1);
+//   oracle.time_floor(a, b) a lower bound of time(a, b, j) for every j that is
+//                           nondecreasing in b (the compute of the cheapest mode).
+// Minimised: the bottleneck max_j time, subject to params(stage) < param_cap
+// for every stage (strict, so the caller can walk the Pareto front of
+// (bottleneck, most loaded stage's parameters) exactly; see dp_instance.cpp).
+//
+// State (s, i): the suffix [i, L) holding the last s stages; its first stage
+// is stage j = p - s, whose in-flight micro-batches (1F1B stash depth) and
+// outgoing boundary level are functions of j, so the state carries the
+// boundary level and the memory depth without extra dimensions.
+// value[s * (L+1) + i] = best bottleneck of that suffix, cut[...] = end of its
+// first stage. Ties prefer the shortest first stage (smallest cut), so the
+// result is deterministic.
+#include <cstdint>
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#define NESTFAST_HD __host__ __device__
+#else
+#define NESTFAST_HD
+#endif
+
+namespace nestfast::search {
+
+struct LevelDpCounters {
+  std::uint64_t states = 0;           // (s, i) states filled
+  std::uint64_t transitions = 0;      // stage candidates priced
+  std::uint64_t pruned_memory = 0;    // scans cut short because no recompute mode fits
+  std::uint64_t pruned_params = 0;    // scans cut short by the parameter cap
+  std::uint64_t pruned_bound = 0;     // scans cut short because the compute floor beats the best
+};
+
+inline constexpr double kDpInfinity = 1e300;
+
+NESTFAST_HD inline int level_dp_index(int num_layers, int stages_left, int first_layer) {
+  return stages_left * (num_layers + 1) + first_layer;
+}
+
+// Fills value/cut (each (p+1)*(L+1) entries) and returns the optimal
+// bottleneck of the whole chain, or kDpInfinity when no partition is feasible.
+template <class Oracle>
+NESTFAST_HD double level_dp_run(const Oracle& oracle, int num_layers, int num_stages, double param_cap,
+                                double* value, int* cut, LevelDpCounters* counters) {
+  const int L = num_layers;
+  const int p = num_stages;
+  for (int s = 0; s <= p; ++s) {
+    for (int i = 0; i <= L; ++i) {
+      value[level_dp_index(L, s, i)] = kDpInfinity;
+      cut[level_dp_index(L, s, i)] = -1;
+    }
+  }
+  if (p < 1 || L < p) return kDpInfinity;
+  value[level_dp_index(L, 0, L)] = 0.0;
+
+  for (int s = 1; s <= p; ++s) {
+    const int stage = p - s;
+    // The stages before this one need at least one layer each; the s-1 after it too.
+    const int first_i = (s == p) ? 0 : stage;
+    const int last_i = (s == p) ? 0 : L - s;
+    for (int i = first_i; i <= last_i; ++i) {
+      if (counters) ++counters->states;
+      double best = kDpInfinity;
+      int best_cut = -1;
+      const int last_end = L - (s - 1);
+      const int first_end = (s == 1) ? L : i + 1;  // the last stage takes the whole rest
+      for (int end = first_end; end <= last_end; ++end) {
+        if (!(oracle.params(i, end) < param_cap)) {
+          if (counters) ++counters->pruned_params;
+          break;
+        }
+        if (!oracle.fits(i, end, stage)) {
+          if (counters) ++counters->pruned_memory;
+          break;
+        }
+        if (oracle.time_floor(i, end) >= best) {
+          if (counters) ++counters->pruned_bound;
+          break;
+        }
+        const double rest = value[level_dp_index(L, s - 1, end)];
+        if (rest >= best) continue;
+        if (counters) ++counters->transitions;
+        const double here = oracle.time(i, end, stage);
+        const double bottleneck = here > rest ? here : rest;
+        if (bottleneck < best) {
+          best = bottleneck;
+          best_cut = end;
+        }
+      }
+      value[level_dp_index(L, s, i)] = best;
+      cut[level_dp_index(L, s, i)] = best_cut;
+    }
+  }
+  return value[level_dp_index(L, p, 0)];
+}
+
+// Writes the p+1 stage boundaries (0 = b_0 < ... < b_p = L) of the optimum
+// found by level_dp_run; returns false when there is none.
+NESTFAST_HD inline bool level_dp_boundaries(const int* cut, int num_layers, int num_stages, int* boundaries) {
+  int layer = 0;
+  boundaries[0] = 0;
+  for (int s = num_stages; s >= 1; --s) {
+    const int next = cut[level_dp_index(num_layers, s, layer)];
+    if (next < 0) return false;
+    boundaries[num_stages - s + 1] = next;
+    layer = next;
+  }
+  return layer == num_layers;
+}
+
+}  // namespace nestfast::search
