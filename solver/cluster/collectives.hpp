@@ -1,0 +1,76 @@
+#pragma once
+// Collective communication cost, alpha-beta per network level, hierarchical
+// across levels. Pure functions of the ClusterSpec; bytes and seconds.
+//
+// On level l, n participants, b bytes per participant (the full buffer):
+//   all-reduce     ring:  2(n-1) * alpha_l + 2(n-1)/n * b / bw_l
+//                  halving-doubling: 2 ceil(log2 n) * alpha_l + same bandwidth term
+//                  (the cheaper of the two is taken, as NCCL's tuner does)
+//   all-gather / reduce-scatter (b = the full gathered buffer):
+//                  (n-1) * alpha_l + (n-1)/n * b / bw_l
+//   all-to-all (b = bytes one participant sends in total, own share included):
+//                  (n-1) * alpha_l + (n-1)/n * b / bw_l
+// where bw_l = levels[l].bandwidth_Bps / levels[l].oversubscription.
+//
+// A group spanning several levels is described by its fan-out per level
+// (GroupShape) and costed hierarchically: reduce-scatter inside the
+// innermost level, the all-reduce of the 1/n0 shard one level up (recursing),
+// then all-gather back down. All-gather and reduce-scatter alone use the
+// same decomposition (only one half of it).
+#include <cstdint>
+#include <vector>
+
+#include "solver/cluster/cluster_spec.hpp"
+
+namespace nestfast {
+
+// fanout[l] = how many level-(l-1) children (devices for l = 0) one level-l
+// block of the group holds; the product is the group size. Trailing 1s are
+// allowed. The group's level is the highest l with fanout[l] > 1 (0 for a
+// single device).
+struct GroupShape {
+  std::vector<int> fanout;
+
+  int size() const;
+  int level() const;
+  bool trivial() const { return size() <= 1; }
+};
+
+// Effective per-device bandwidth of a level: bandwidth / oversubscription.
+double effective_bandwidth(const NetworkLevel& level);
+
+// Point-to-point transfer of `bytes` between two devices whose lowest common
+// level is `level`.
+double p2p_time(const ClusterSpec& cluster, int level, double bytes);
+
+// Flat (single-level) collectives on level `level` with n participants.
+double flat_all_reduce_time(const NetworkLevel& level, int n, double bytes);
+double flat_all_gather_time(const NetworkLevel& level, int n, double bytes);  // also reduce-scatter
+
+// Hierarchical collectives over a group shape.
+double all_reduce_time(const ClusterSpec& cluster, const GroupShape& group, double bytes);
+double all_gather_time(const ClusterSpec& cluster, const GroupShape& group, double bytes);
+double reduce_scatter_time(const ClusterSpec& cluster, const GroupShape& group, double bytes);
+
+// All-to-all of `bytes` sent per device (own share included, uniform
+// destinations) inside `group`, while every other group of the same shape
+// runs its own all-to-all at the same time (MoE layers do).
+// `imbalance` >= 1 is the hottest receiver's load over the mean.
+//  - fan-out: every device posts all its sends at once. Cross-node bytes of
+//    the hottest device go through its one NIC:
+//      (n-1) alpha_top + max(imbalance * cross / bw_top, local / bw_0)
+//  - FAST (comm.md): intra-server rebalancing spreads a node's cross-node
+//    bytes over all its NICs, so the node-level bound applies; the hot
+//    device is one of the node's fanout[0] group members:
+//      load factor = (k - 1 + imbalance) / k with k = fanout[0];
+//      (nodes-1) alpha_top (one Birkhoff stage per peer node for uniform
+//      traffic) + max(load * cross / bw_top, (local + forwarded) / bw_0)
+//    where forwarded = the received cross bytes re-sent inside the node.
+// "top" is the group's level; cross = bytes leaving the node, local = bytes
+// to other group members of the same node.
+double all_to_all_fanout_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
+                              double imbalance);
+double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
+                            double imbalance);
+
+}  // namespace nestfast

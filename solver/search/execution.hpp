@@ -1,0 +1,112 @@
+#pragma once
+// The execution: how one model is laid out on one cluster (Calculon's third
+// input, beside ModelSpec and ClusterSpec). Plain data; validate_execution()
+// in execution_layout.hpp checks it and derives where everything sits.
+//
+// Degrees and how expert parallelism folds into data parallelism
+// ---------------------------------------------------------------
+// devices = tp * cp * pp * dp                 (ep does NOT multiply the world)
+// ep divides dp: the data-parallel dimension is split into an inner factor
+// `ep` (the expert-parallel group) and an outer factor dp/ep ("dp_rest").
+// This is Megatron-LM's classic MoE layout (expert-model-parallel ranks are a
+// sub-group of the data-parallel ranks; each dense weight is replicated over
+// all dp*cp ranks, each expert weight over dp/ep * cp ranks).
+//   dense gradients  are reduced over the tp-peers' dp * cp ranks  (size dp*cp)
+//   expert gradients are reduced over dp/ep * cp ranks
+//   MoE all-to-all runs inside the ep group (size ep).
+// Every ep group thus holds all E experts, E/ep per device (ep divides E).
+//
+// Placement: where each dimension sits
+// ------------------------------------
+// `placement` lists the five dimensions innermost first; the Ep entry is the
+// ep factor of dp and the Dp entry is the dp/ep factor. Device index =
+//   sum over dims of coordinate(dim) * stride(dim),
+//   stride(first) = 1, stride(next) = stride(prev) * size(prev).
+// Default tp, cp, ep, dp, pp (Megatron-LM's RankGenerator order
+// "tp-cp-ep-dp-pp"): TP on NVLink, pipeline outermost. "dp inside pp" is
+// tp, cp, ep, pp, dp reversed accordingly: {Tp, Cp, Ep, Pp, Dp} puts the
+// replicas of one stage far apart; {Tp, Cp, Ep, Dp, Pp} keeps them together.
+// Devices are numbered so that level-0 groups (nodes) are consecutive runs of
+// levels[0].group_size devices, level-1 groups consecutive runs of
+// levels[0].group_size * levels[1].group_size devices, and so on.
+//
+// Stages
+// ------
+// The layer chain is embedding = 0, transformer blocks 1..L, head (final
+// norm + LM head + loss) = L+1. A plan has pp * vpp stages ("model chunks"),
+// each a contiguous inclusive range [first_layer, last_layer]; together they
+// cover 0..L+1 in order with no gap. Stage i runs on pipeline rank i % pp
+// (Megatron's interleaved assignment; with vpp = 1 stage i is rank i).
+// Derived fields (filled by derive_stage_layout, checked by validation):
+//   first_device   = (i % pp) * stride(Pp): the device of pipeline rank i%pp
+//                    whose other coordinates are all 0;
+//   boundary_level = the network level of the p2p INTO stage i from stage
+//                    i-1 (rank (i-1)%pp -> rank i%pp): the lowest level whose
+//                    groups contain both ends for EVERY copy of the pair
+//                    (all tp/cp/dp coordinates); -1 for stage 0 and when
+//                    both stages sit on the same rank (pp = 1).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nestfast {
+
+enum class Recompute { None, Selective, Full };
+inline constexpr int kRecomputeModes = 3;
+
+enum class ParallelDim { Tp, Cp, Ep, Pp, Dp };
+inline constexpr int kParallelDims = 5;
+
+enum class Optimizer { Adam, Sgd };
+
+// How the MoE all-to-all is run (and so priced): FAST (server-level bound,
+// intra-server rebalancing) or the plain fan-out baseline.
+enum class AllToAllAlgorithm { Fast, Fanout };
+
+struct StagePlan {
+  int first_layer = 0;  // inclusive, in the chain 0..L+1
+  int last_layer = 0;   // inclusive
+  Recompute recompute = Recompute::None;
+  int first_device = 0;     // derived, see above
+  int boundary_level = -1;  // derived, see above
+};
+
+struct Execution {
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;   // divides dp and the expert count
+  int pp = 1;
+  int dp = 1;
+  bool sp = false;  // sequence parallelism (needs tp > 1 to matter)
+
+  int micro_batch = 1;   // sequences per micro-batch per dp replica
+  int global_batch = 1;  // sequences per iteration; m = global_batch / (dp * micro_batch)
+  int seq_len = 0;       // 0 = the model's default
+
+  int zero_stage = 0;  // 0..3 over the data-parallel group
+  int vpp = 1;         // interleaved 1F1B chunks per rank; 1 = plain 1F1B
+  Optimizer optimizer = Optimizer::Adam;
+
+  AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
+  // Routing skew: tokens received by the hottest device / the mean (>= 1).
+  // 1 = uniform routing. See solver/cluster/collectives.hpp for how FAST and
+  // fan-out pay for it.
+  double expert_imbalance = 1.0;
+
+  // Innermost first; a permutation of all five dims.
+  std::vector<ParallelDim> placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
+                                        ParallelDim::Dp, ParallelDim::Pp};
+
+  std::vector<StagePlan> stages;  // pp * vpp of them
+
+  int devices() const { return tp * cp * pp * dp; }
+  int micro_batches() const { return global_batch / (dp * micro_batch); }
+};
+
+const char* to_string(Recompute mode);
+const char* to_string(ParallelDim dim);
+// Parse "none|selective|full" and "tp|cp|ep|pp|dp"; throw std::invalid_argument naming `what`.
+Recompute parse_recompute(const std::string& text, const std::string& what);
+ParallelDim parse_parallel_dim(const std::string& text, const std::string& what);
+
+}  // namespace nestfast

@@ -1,0 +1,102 @@
+#pragma once
+// Per-layer costs of one sub-graph config (tp, cp, ep, sp), micro-batch size
+// and placement, as flat prefix-summed columns so any stage [first, last]
+// costs O(1). Built once per DP instance; evaluate_plan and the DP read the
+// same table through stage_cost.hpp, so they agree exactly.
+//
+// Layer index: 0 = embedding, 1..L = transformer blocks, L+1 = head
+// (final norm + LM head + cross-entropy loss). All values are per device and
+// per micro-batch (one micro-batch = micro_batch sequences of one dp replica).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "solver/cluster/cluster_spec.hpp"
+#include "solver/cluster/collectives.hpp"
+#include "solver/model/model_spec.hpp"
+#include "solver/search/execution.hpp"
+#include "solver/search/execution_layout.hpp"
+
+namespace nestfast {
+
+// What a layer table depends on (and nothing else).
+struct LayerTableConfig {
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;
+  bool sp = false;
+  int micro_batch = 1;
+  int seq_len = 0;  // resolved (never 0 here)
+  GroupShape tp_group;
+  GroupShape cp_group;
+  GroupShape ep_group;
+  AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
+  double expert_imbalance = 1.0;
+};
+
+LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,
+                                    const ExecutionLayout& layout);
+
+// Summable per-layer quantities.
+enum class LayerColumn : int {
+  ForwardCompute,   // s: GEMMs on the efficiency curve + HBM-bound ops
+  ForwardTp,        // s: TP all-reduces (or all-gather + reduce-scatter with sp)
+  ForwardCp,        // s: CP ring K/V exchange not hidden behind attention
+  ForwardEp,        // s: MoE dispatch + combine all-to-all
+  BackwardCompute,  // s
+  BackwardTp,
+  BackwardCp,
+  BackwardEp,
+  RecomputeSelective,  // s added to backward under selective recompute (attention core forward)
+  RecomputeFull,       // s added under full recompute (the whole forward incl. its TP/CP/EP comm)
+  DenseParams,         // parameters on this device replicated over the dense dp group
+  ExpertParams,        // parameters on this device replicated over the expert dp group
+  StashNone,           // bytes kept per in-flight micro-batch, no recompute
+  StashSelective,      // ... selective recompute
+  StashFull,           // ... full recompute (the block input only)
+  ModelFlops,          // fw + bw FLOPs this device does per micro-batch (no recompute), for MFU
+  RecomputeSelectiveFlops,
+  RecomputeFullFlops,
+  Count
+};
+inline constexpr int kLayerColumns = static_cast<int>(LayerColumn::Count);
+
+class LayerTable {
+ public:
+  LayerTable() = default;
+  // `values[c][i]` = column c of layer i; working_bytes[i] = the transient
+  // peak while layer i runs (not summed: a range max).
+  LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
+             std::vector<double> working_bytes, std::vector<NetworkLevel> levels);
+
+  int layers() const { return layers_; }  // L + 2
+
+  // Sum of column c over layers first..last (inclusive). O(1).
+  double sum(LayerColumn column, int first, int last) const {
+    const std::size_t base = static_cast<std::size_t>(column) * static_cast<std::size_t>(layers_ + 1);
+    return prefix_[base + static_cast<std::size_t>(last) + 1] - prefix_[base + static_cast<std::size_t>(first)];
+  }
+  double value(LayerColumn column, int layer) const { return sum(column, layer, layer); }
+
+  // Activation bytes layer i hands to layer i+1 (the p2p payload when a
+  // stage boundary sits after layer i).
+  double output_bytes(int layer) const { return output_bytes_[static_cast<std::size_t>(layer)]; }
+
+  // Max working set over layers first..last. O(1) (sparse table).
+  double max_working_bytes(int first, int last) const;
+
+  // p2p of `bytes` at `level` (alpha + bytes / effective bandwidth).
+  double p2p_time(int level, double bytes) const;
+
+ private:
+  int layers_ = 0;
+  std::vector<double> prefix_;  // kLayerColumns x (layers_ + 1)
+  std::vector<double> output_bytes_;
+  std::vector<std::vector<double>> working_max_;  // sparse table, [k][i] = max of 2^k from i
+  std::vector<double> level_latency_s_;
+  std::vector<double> level_bandwidth_Bps_;
+};
+
+LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster, const LayerTableConfig& config);
+
+}  // namespace nestfast

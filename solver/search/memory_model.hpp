@@ -1,0 +1,50 @@
+#pragma once
+// Bytes of model state per parameter and how ZeRO shards them, plus the
+// 1F1B / interleaved stash depth. Megatron-LM mixed precision (its
+// docs/distrib_optimizer.md table, "bf16 param, fp32 grads"):
+//   weights  2 B (bf16/fp16 working copy)
+//   grads    4 B (fp32 main_grad buffer the backward accumulates into)
+//   Adam     12 B (fp32 master copy + first and second moments)
+//   SGD       4 B (fp32 master copy, no momentum)
+// = 18 B per parameter with Adam and no sharding.
+// ZeRO over the data-parallel group of size d (the dense or the expert one):
+//   stage 1 divides the optimizer state by d, stage 2 also the grads,
+//   stage 3 also the weights.
+#include "solver/search/execution.hpp"
+
+namespace nestfast {
+
+inline constexpr double kWeightBytesPerParam = 2;
+inline constexpr double kGradBytesPerParam = 4;
+inline constexpr double kAdamStateBytesPerParam = 12;
+inline constexpr double kSgdStateBytesPerParam = 4;
+// Gradients are reduced in the dtype they are kept in (fp32 main_grad).
+inline constexpr double kGradReduceBytesPerParam = kGradBytesPerParam;
+// Bytes the optimizer step streams through HBM per parameter it owns:
+// Adam reads grad 4 + master 4 + 2 moments 8, writes master 4 + moments 8 +
+// the bf16 copy 2 = 30; SGD reads grad 4 + master 4, writes master 4 + copy 2 = 14.
+inline constexpr double kAdamStepBytesPerParam = 30;
+inline constexpr double kSgdStepBytesPerParam = 14;
+// CUDA context, NCCL buffers and allocator slack held on every device.
+inline constexpr double kRuntimeReserveBytes = 2.0 * (1ull << 30);
+
+struct ParamStateBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+
+// State of `params` parameters replicated over a data-parallel group of
+// `group_size` ranks under `zero_stage`.
+ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage, Optimizer optimizer);
+
+// Micro-batches whose activations pipeline rank `rank` (0 = first) holds at
+// its peak, counted in whole-stage units (so the stash is this times the
+// rank's summed per-micro-batch chunk stash):
+//   vpp = 1: min(pp - rank, m)                         (1F1B warm-up + 1)
+//   vpp > 1: min(2 (pp - rank - 1) + (vpp - 1) pp + 1, m vpp) / vpp
+//            (Megatron-LM's interleaved warm-up, in chunk-micro-batches)
+double stash_depth(int rank, int pp, int vpp, int micro_batches);
+
+}  // namespace nestfast

@@ -1,0 +1,138 @@
+#pragma once
+// The search as independent work items, so MPI ranks, OpenMP threads and GPU
+// batches can share it:
+//
+//   instances = enumerate_instances(problem, space);        // deterministic order
+//   results[i] = solve_instance(problem, instances[i]);     // pure, thread-safe
+//   best = reduce(results, top_k);                          // any partition, same answer
+//   best.baselines = run_baselines(problem, space, options, best.stats);
+//
+// or all of it at once with solve(problem, space, options) (OpenMP across
+// instances). Every struct here is plain data with public members (io/
+// serialises them non-intrusively).
+//
+// One instance fixes every option except the stage boundaries and the
+// per-stage recompute mode: tp, cp, ep, sp, pp, dp, micro-batch, ZeRO stage,
+// schedule (vpp) and placement order. For vpp = 1 the level-wise DP
+// (level_dp_kernel.hpp) picks the boundaries; interleaved schedules use
+// Megatron-LM's uniform chunks and only pick the recompute modes.
+//
+// Tie-break (the documented total order): a lower iteration time wins; equal
+// times go to the lower instance ordinal (enumerate_instances' order).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solver/cluster/cluster_spec.hpp"
+#include "solver/model/model_spec.hpp"
+#include "solver/search/execution.hpp"
+#include "solver/search/strategy_space.hpp"
+
+namespace nestfast::search {
+
+// One sweep point: what to plan for.
+struct SolveProblem {
+  ModelSpec model;
+  ClusterSpec cluster;
+  int gpus = 0;
+  int global_batch = 0;  // sequences per iteration
+  int seq_len = 0;       // 0 = the model's default
+  Optimizer optimizer = Optimizer::Adam;
+  AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
+  double expert_imbalance = 1.0;
+};
+
+struct DpInstance {
+  std::uint64_t ordinal = 0;  // position in enumerate_instances' order; the tie-break
+  int problem = 0;            // which sweep point (index chosen by the caller; 0 for one solve)
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;
+  int pp = 1;
+  int dp = 1;
+  int sp = 0;  // 0/1
+  int micro_batch = 1;
+  int zero_stage = 0;
+  int vpp = 1;
+  std::array<ParallelDim, kParallelDims> placement{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
+                                                   ParallelDim::Dp, ParallelDim::Pp};
+  unsigned recompute_mask = 0b111;  // bit r: Recompute mode r may be used by a stage
+  int uneven_layers = 1;            // 0: near-equal blocks per stage only
+};
+
+struct SearchStats {
+  std::uint64_t instances = 0;
+  std::uint64_t feasible_instances = 0;
+  std::uint64_t dp_runs = 0;          // kernel runs (one per Pareto step)
+  std::uint64_t states = 0;
+  std::uint64_t transitions = 0;      // stage candidates priced
+  std::uint64_t pruned_memory = 0;
+  std::uint64_t pruned_params = 0;
+  std::uint64_t pruned_bound = 0;
+  std::uint64_t plans_evaluated = 0;  // evaluate_plan calls
+  double wall_s = 0;                  // set by solve() (not by reduce)
+};
+
+struct InstanceResult {
+  std::uint64_t ordinal = 0;
+  int problem = 0;
+  bool feasible = false;
+  double iteration_time_s = 0;  // evaluate_plan of `plan`; valid when feasible
+  Execution plan;               // the instance's best plan (empty stages when infeasible)
+  // When infeasible: the least per-device memory any plan of this instance
+  // needs (bytes; 0 if not memory-bound) and a one-line reason.
+  double min_memory_bytes = 0;
+  std::string infeasible_reason;
+  SearchStats stats;
+};
+
+struct BaselineResult {
+  std::string name;  // "manual", "phaze", "mcmc", "exhaustive"
+  bool feasible = false;
+  double iteration_time_s = 0;  // evaluate_plan on the real cluster
+  Execution plan;
+  std::uint64_t plans_evaluated = 0;
+  std::string note;  // how it was obtained / why it is missing
+};
+
+struct SolveResult {
+  bool feasible = false;
+  std::vector<InstanceResult> top;  // best first, at most top_k, one per instance
+  std::string infeasible_reason;    // the tightest constraint when !feasible
+  double tightest_ratio = 0;        // min_memory_bytes / HBM of that constraint (internal, for merge)
+  std::uint64_t tightest_ordinal = 0;
+  SearchStats stats;
+  std::vector<BaselineResult> baselines;  // filled by solve() / run_baselines
+};
+
+struct SolveOptions {
+  int top_k = 5;
+  int threads = 0;        // 0 = OpenMP's default
+  bool baselines = true;
+  std::uint64_t mcmc_seed = 1;
+  std::uint64_t mcmc_budget = 0;  // plan evaluations; 0 = as many as the DP made
+  int exhaustive_max_plans = 200000;  // run the exhaustive baseline only below this many plans
+};
+
+// Every valid instance, in a deterministic order (ordinal = index). Throws
+// std::invalid_argument naming the constraint when the space is empty.
+std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const StrategySpace& space);
+
+// The instance's optimal plan (exact over boundaries and recompute modes).
+InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& instance);
+
+// Deterministic: the result depends only on the multiset of inputs.
+SolveResult reduce(const std::vector<InstanceResult>& results, int top_k);
+SolveResult merge(const SolveResult& a, const SolveResult& b, int top_k);
+
+std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const StrategySpace& space,
+                                          const SolveOptions& options, const SearchStats& dp_stats);
+
+// enumerate + solve_instance over OpenMP threads + reduce + baselines.
+SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const SolveOptions& options);
+
+// The instance's options as an Execution with no stages yet.
+Execution execution_skeleton(const SolveProblem& problem, const DpInstance& instance);
+
+}  // namespace nestfast::search
