@@ -1,0 +1,39 @@
+#pragma once
+// Seeded alltoallv demand generators (comm.md section 3). Every generated row
+// sums to exactly bytes_per_rank (largest-remainder rounding); the same spec,
+// ranks, size and seed give the same matrix on every platform.
+//   uniform          every pair the same
+//   random           independent uniform weights per pair
+//   zipf:S           destination popularity ~ 1 / k^S over a seeded ordering of the ranks
+//   hot:K            one seeded hot receiver gets K times the others' share
+//   moe:E,topk,zipf  4096 tokens per rank, each routed to topk distinct of E experts
+//                    (expert e on rank e mod N) with zipf popularity; bytes per token-copy
+//                    = bytes_per_rank / (4096 * topk)
+//   file:PATH        the nccl-tests alltoallv matrix file: N x N whitespace-separated byte
+//                    counts, row = source; bytes_per_rank and seed are ignored
+#include <cstdint>
+#include <string>
+
+#include "comm/plan/traffic_matrix.hpp"
+
+namespace nestfast::comm {
+
+struct WorkloadSpec {
+  enum class Kind { uniform, random, zipf, hot, moe, file };
+  Kind kind = Kind::uniform;
+  double skew = 0;        // zipf:S, and the popularity skew of moe
+  double hot_factor = 0;  // hot:K
+  int experts = 0;        // moe
+  int top_k = 0;          // moe
+  std::string path;       // file
+};
+
+// Throws std::invalid_argument naming the spec when it is malformed.
+WorkloadSpec parse_workload(const std::string& spec);
+
+// Throws std::invalid_argument on a bad spec, ranks < 1, or a file that is
+// unreadable, malformed (named by path:line) or not ranks x ranks.
+TrafficMatrix make_workload(const std::string& spec, int ranks, std::uint64_t bytes_per_rank, std::uint64_t seed);
+TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t bytes_per_rank, std::uint64_t seed);
+
+}  // namespace nestfast::comm
