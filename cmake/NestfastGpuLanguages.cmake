@@ -28,12 +28,16 @@ if(NESTFAST_ENABLE_CUDA)
 endif()
 
 if(NESTFAST_ENABLE_HIP)
-  check_language(HIP)
+  include(NestfastHipToolchain)
+  nestfast_prepare_hip_toolchain()
   if(CMAKE_HIP_COMPILER)
     if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
-      set(CMAKE_HIP_ARCHITECTURES gfx90a)  # MI250X; add gfx942 (MI300X) with ROCm >= 6
+      # MI250X. MI300X is gfx942 and needs ROCm >= 6 (Debian 12's HIP 5.2
+      # cannot): -DCMAKE_HIP_ARCHITECTURES="gfx90a;gfx942" on such a cluster.
+      set(CMAKE_HIP_ARCHITECTURES gfx90a)
     endif()
     enable_language(HIP)
+    set(CMAKE_HIP_STANDARD 20)
     set(NESTFAST_HAVE_HIP ON)
   endif()
 endif()

@@ -12,6 +12,10 @@ std::string backend_name();
 // (never throws: a missing driver is "no device").
 int device_count() noexcept;
 
+// Throws std::runtime_error saying that `what` needs a GPU back-end when
+// this build has none; does nothing otherwise.
+void require_backend(const char* what);
+
 // Runs a tiny kernel on device 0 and checks its result on the host.
 // Throws std::runtime_error naming the runtime's error; requires device_count() > 0.
 bool run_self_test();

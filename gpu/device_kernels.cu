@@ -16,6 +16,8 @@ __global__ void write_index_squares(unsigned long long* out, int n) {
 
 std::string backend_name() { return NESTFAST_GPU_BACKEND; }
 
+void require_backend(const char*) {}
+
 int device_count() noexcept {
   int count = 0;
   if (gpuGetDeviceCount(&count) != gpuSuccess) {

@@ -16,6 +16,7 @@
 #define gpuMallocHost hipHostMalloc
 #define gpuFreeHost hipHostFree
 #define gpuMemcpy hipMemcpy
+#define gpuMemset hipMemset
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
@@ -35,6 +36,7 @@
 #define gpuMallocHost cudaMallocHost
 #define gpuFreeHost cudaFreeHost
 #define gpuMemcpy cudaMemcpy
+#define gpuMemset cudaMemset
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost

@@ -1,2 +1,0 @@
-// HIP build of the portable kernel source.
-#include "gpu/device_kernels.cu"
