@@ -1,0 +1,42 @@
+#pragma once
+// The one interface every alltoallv algorithm implements (comm.md section 2),
+// so that one harness times, validates and reports them all, as nccl-tests
+// does with one file per collective over a common harness.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/exec/layout.hpp"
+#include "comm/exec/server_topology.hpp"
+
+namespace nestfast::comm {
+
+class Alltoallv {
+ public:
+  virtual ~Alltoallv() = default;
+
+  virtual std::string name() const = 0;
+
+  // Collective: learns one traffic pattern. `counts` is the gathered matrix
+  // (gather_counts), identical on every rank; `layout` is this rank's side.
+  // The topology must outlive the algorithm.
+  virtual void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts& counts) = 0;
+
+  // Collective: one exchange of the prepared pattern, host buffers laid out as `layout` says.
+  virtual void execute(const std::byte* send, std::byte* recv) = 0;
+
+  // Communication steps of one exchange (rounds of messages ended by a wait).
+  virtual int stages() const = 0;
+
+  // What the algorithm decided while preparing (auto: which algorithm it picked), or "".
+  virtual std::string decision() const { return {}; }
+};
+
+// The algorithm names the factory knows, in the order the benchmark lists them.
+const std::vector<std::string>& alltoallv_algorithm_names();
+
+// std::invalid_argument naming the known algorithms for an unknown name.
+std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name);
+
+}  // namespace nestfast::comm

@@ -1,0 +1,31 @@
+#pragma once
+// Point-to-point byte messages of any size (MPI 4 large-count calls, so
+// counts above 2^31 need no chunking), collected into one Waitall. Empty
+// messages are never posted: both sides know the count and skip it alike.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace nestfast::comm {
+
+class RequestBatch {
+ public:
+  void receive(void* buffer, std::uint64_t bytes, int peer, int tag, MPI_Comm comm);
+  void send(const void* buffer, std::uint64_t bytes, int peer, int tag, MPI_Comm comm);
+  void wait_all();  // throws std::runtime_error naming MPI's error
+
+ private:
+  std::vector<MPI_Request> requests_;
+};
+
+// Distinct tags per phase and stage. Stages beyond the tag space wrap around,
+// which stays correct because MPI never reorders messages of one sender,
+// communicator and tag, and every step of a phase is posted in stage order.
+enum class TagPhase : int { kIntrinsic = 0, kBalance = 1, kRail = 2, kForward = 3, kPlain = 4 };
+int phase_tag(MPI_Comm comm, TagPhase phase, int stage);
+
+// Throws std::runtime_error with MPI's message when `code` is not MPI_SUCCESS.
+void check_mpi(int code, const char* what);
+
+}  // namespace nestfast::comm
