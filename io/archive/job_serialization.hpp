@@ -1,0 +1,86 @@
+#pragma once
+// Non-intrusive Boost.Serialization of the job and of the specs it names
+// (models, clusters: other components' plain structs), and of catalog plans.
+// Every field is listed: a field added to one of these structs must be added here.
+#include <boost/serialization/binary_object.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "comm/exec/validation.hpp"
+#include "io/catalog/catalog_rows.hpp"
+#include "io/job/job_spec.hpp"
+#include "solver/cluster/cluster_spec.hpp"
+#include "solver/model/model_spec.hpp"
+
+namespace boost::serialization {
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::SweepSpec& s, unsigned) {
+  ar& s.models& s.clusters& s.gpus& s.global_batch& s.seq_len& s.line& s.models_line& s.clusters_line& s.gpus_line&
+      s.global_batch_line& s.seq_len_line;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
+  ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.top_k& s.baselines;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::comm::ValidationSettings& s, unsigned) {
+  ar& s.enabled& s.all_plans& s.sizes& s.algos& s.skew& s.virtual_servers& s.iterations& s.warmup& s.seed;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::JobSpec& s, unsigned) {
+  ar& s.name& s.out& s.sweeps& s.search& s.validate& s.source& s.text;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::MoeSpec& s, unsigned) {
+  ar& s.num_experts& s.top_k& s.expert_ffn_hidden& s.shared_experts& s.first_dense_layers& s.layer_interval;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::ModelSpec& s, unsigned) {
+  ar& s.name& s.source& s.num_layers& s.hidden& s.ffn_hidden& s.heads& s.kv_heads& s.head_dim& s.vocab& s.seq_len& s.mlp&
+      s.tied_embeddings& s.dtype_bytes& s.moe;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::EfficiencyPoint& s, unsigned) {
+  ar& s.flops& s.efficiency;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::GpuSpec& s, unsigned) {
+  ar& s.name& s.source& s.hbm_bytes& s.hbm_bandwidth_Bps& s.peak_flops_bf16& s.peak_flops_fp8& s.peak_flops_fp32&
+      s.hbm_efficiency& s.matmul_efficiency;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::NetworkLevel& s, unsigned) {
+  ar& s.name& s.group_size& s.bandwidth_Bps& s.latency_s& s.oversubscription;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::ClusterSpec& s, unsigned) {
+  ar& s.name& s.source& s.gpu& s.levels;
+}
+
+// Rows are fixed-size records without pointers: stored as their bytes.
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::PlanRow& row, unsigned) {
+  ar& make_binary_object(&row, sizeof row);
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::StageRow& row, unsigned) {
+  ar& make_binary_object(&row, sizeof row);
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::PlanEntry& plan, unsigned) {
+  ar& plan.row& plan.stages;
+}
+
+}  // namespace boost::serialization

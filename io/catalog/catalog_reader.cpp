@@ -1,0 +1,82 @@
+#include "io/catalog/catalog_reader.hpp"
+
+#include <stdexcept>
+
+#include "io/catalog/catalog_types.hpp"
+#include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/h5_attributes.hpp"
+
+namespace nestfast::io {
+namespace {
+
+template <typename Row>
+std::vector<Row> read_rows(hid_t file, const char* name, hid_t memory_type, std::uint64_t first, std::uint64_t count,
+                           bool all) {
+  const H5Handle dataset = h5_dataset(H5Dopen2(file, name, H5P_DEFAULT), std::string("opening /") + name);
+  const H5Handle space = h5_space(H5Dget_space(dataset), std::string("reading the space of /") + name);
+  hsize_t dims = 0;
+  H5Sget_simple_extent_dims(space, &dims, nullptr);
+  if (all) {
+    first = 0;
+    count = dims;
+  }
+  if (first + count > dims) throw std::runtime_error(std::string("/") + name + ": rows out of range");
+  std::vector<Row> rows(count);
+  if (count == 0) return rows;
+  const hsize_t start = first;
+  const hsize_t length = count;
+  h5_check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &length, nullptr), "selecting rows");
+  const H5Handle memory = h5_space(H5Screate_simple(1, &length, nullptr), "creating a memory space");
+  h5_check(H5Dread(dataset, memory_type, memory, space, H5P_DEFAULT, rows.data()), std::string("reading /") + name);
+  return rows;
+}
+
+}  // namespace
+
+CatalogReader::CatalogReader(const std::string& path) : path_(path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw std::invalid_argument(path + ": not an HDF5 file (or missing)");
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) throw std::invalid_argument(path + ": cannot be opened read-only (is a job still writing it?)");
+  file_ = H5Handle(file, H5Fclose);
+  if (!has_attribute(file_, "format") || read_string_attribute(file_, "format") != kCatalogFormat) {
+    throw std::invalid_argument(path + ": not a nestfast catalog (no format=\"nestfast-catalog\" attribute)");
+  }
+  if (!has("plans")) {
+    throw std::invalid_argument(path + ": the catalog is unfinished (no /plans yet); let its job complete or resume it");
+  }
+}
+
+std::string CatalogReader::string_attribute(const char* name) const { return read_string_attribute(file_, name); }
+
+std::int64_t CatalogReader::integer_attribute(const char* name) const { return read_i64_attribute(file_, name); }
+
+bool CatalogReader::has(const char* object_path) const {
+  // Check each component, as H5Lexists requires the parents to exist.
+  const std::string path = object_path;
+  std::size_t end = 0;
+  do {
+    end = path.find('/', end + 1);
+    const std::string prefix = path.substr(0, end);
+    if (H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+  } while (end != std::string::npos);
+  return true;
+}
+
+std::vector<PlanRow> CatalogReader::plans() const {
+  const H5Handle type = plan_row_type();
+  return read_rows<PlanRow>(file_, "plans", type, 0, 0, true);
+}
+
+std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t count) const {
+  const H5Handle type = stage_row_type();
+  return read_rows<StageRow>(file_, "stages", type, first, count, false);
+}
+
+std::vector<ValidationRow> CatalogReader::validation() const {
+  if (!has("validation/alltoallv")) return {};
+  const H5Handle type = validation_row_type();
+  return read_rows<ValidationRow>(file_, "validation/alltoallv", type, 0, 0, true);
+}
+
+}  // namespace nestfast::io

@@ -1,0 +1,30 @@
+#pragma once
+// Reading a finished catalog on one process, read-only (query, tests, tools).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/catalog/catalog_rows.hpp"
+#include "io/catalog/h5_handle.hpp"
+
+namespace nestfast::io {
+
+class CatalogReader {
+ public:
+  // Throws std::invalid_argument naming the path when it is not a readable nestfast catalog.
+  explicit CatalogReader(const std::string& path);
+
+  std::string string_attribute(const char* name) const;
+  std::int64_t integer_attribute(const char* name) const;
+  bool has(const char* object_path) const;
+
+  std::vector<PlanRow> plans() const;
+  std::vector<StageRow> stages(std::uint64_t first, std::uint64_t count) const;
+  std::vector<ValidationRow> validation() const;  // empty when the job ran no validation
+
+ private:
+  std::string path_;
+  H5Handle file_;
+};
+
+}  // namespace nestfast::io

@@ -1,0 +1,103 @@
+#pragma once
+// The rows of the catalog's tables (io.md "Catalog"), as fixed-size records:
+// every string is a fixed-length, NUL-padded char array, because
+// parallel-written datasets must not hold variable-length types.
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nestfast::io {
+
+inline constexpr std::size_t kNameChars = 64;   // model and cluster names
+inline constexpr std::size_t kShortChars = 16;  // kind, recompute, algo
+inline constexpr std::size_t kOrderChars = 32;  // placement order "tp,ep,pp,dp"
+
+// Copies `text` into a fixed field; an over-long text is an error, never silently cut.
+template <std::size_t N>
+void set_fixed(char (&field)[N], const std::string& text) {
+  if (text.size() > N) {
+    throw std::invalid_argument("\"" + text + "\" is longer than the catalog's " + std::to_string(N) +
+                                "-character field");
+  }
+  std::memset(field, 0, N);
+  std::memcpy(field, text.data(), text.size());
+}
+
+template <std::size_t N>
+std::string get_fixed(const char (&field)[N]) {
+  std::size_t length = 0;
+  while (length < N && field[length] != '\0') ++length;
+  return std::string(field, length);
+}
+
+// One row of /plans: a plan of one sweep point (NEST's rank-k or a baseline).
+struct PlanRow {
+  std::uint64_t point_id = 0;
+  char model[kNameChars] = {};
+  char cluster[kNameChars] = {};
+  std::int32_t gpus = 0;
+  std::int32_t global_batch = 0;
+  std::int32_t seq_len = 0;
+  char kind[kShortChars] = {};  // "nest", "manual", "phaze", "mcmc"
+  std::int32_t rank_k = 0;      // 0 = best; baselines are 0
+  std::int32_t feasible = 0;    // 0: no plan fits (degrees and times are then 0)
+  std::int32_t tp = 0;
+  std::int32_t pp = 0;
+  std::int32_t dp = 0;
+  std::int32_t ep = 0;
+  std::int32_t cp = 0;
+  std::int32_t sp = 0;
+  std::int32_t mbs = 0;
+  std::int32_t zero = 0;
+  std::int32_t vpp = 0;
+  char recompute[kShortChars] = {};
+  char placement_order[kOrderChars] = {};
+  double iter_time_s = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  std::uint64_t mem_peak_bytes = 0;
+  std::uint64_t stage_offset = 0;  // first row of this plan in /stages
+  std::uint64_t stage_count = 0;
+};
+
+// One row of /stages: one pipeline stage of one plan.
+struct StageRow {
+  std::uint64_t plan_row = 0;
+  std::int32_t first_layer = 0;
+  std::int32_t last_layer = 0;
+  std::int32_t devices = 0;
+  std::int32_t first_device = 0;
+  std::int32_t boundary_level = 0;  // network level of the boundary into this stage (-1: first stage)
+  double fw_s = 0;
+  double bw_s = 0;
+  double p2p_s = 0;
+  std::uint64_t mem_bytes = 0;
+};
+
+// One row of /validation/alltoallv.
+struct ValidationRow {
+  std::uint64_t plan_row = 0;
+  char algo[kShortChars] = {};
+  std::uint64_t bytes_per_rank = 0;
+  std::int32_t servers = 0;
+  std::int32_t gpus_per_server = 0;
+  double time_us_min = 0;
+  double time_us_avg = 0;
+  double time_us_max = 0;
+  double algbw = 0;  // GB/s
+  double busbw = 0;  // GB/s
+  double lb_us = 0;
+  double eff = 0;
+  std::uint64_t wrong = 0;
+  double predicted_us = 0;
+};
+
+// A plan with its stages, before it has a row number.
+struct PlanEntry {
+  PlanRow row;
+  std::vector<StageRow> stages;
+};
+
+}  // namespace nestfast::io

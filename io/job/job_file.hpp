@@ -1,0 +1,29 @@
+#pragma once
+// Reading and expanding job files. Every problem is a std::invalid_argument
+// with one line that names the file, the line and the key.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/job/job_spec.hpp"
+
+namespace nestfast::io {
+
+// Parses and validates a job from TOML text; `source` names it in errors.
+JobSpec parse_job(std::string_view text, const std::string& source);
+
+// Reads a job file; an unreadable file is an error naming the path.
+JobSpec load_job_file(const std::string& path);
+
+// The sweep's points: each [[sweep]] block's cross product, blocks in file
+// order, lists in the order model, cluster, gpus, global_batch, seq_len.
+std::vector<SweepPoint> expand_sweep(const JobSpec& job);
+
+// Byte sizes such as "64", "1K", "1M", "2G" (powers of 1024); the key names the caller.
+std::uint64_t parse_byte_size(std::string_view text, const std::string& what);
+
+// A fingerprint of the job's text (FNV-1a 64) that a checkpoint remembers.
+std::uint64_t job_fingerprint(const JobSpec& job);
+
+}  // namespace nestfast::io
