@@ -1,0 +1,61 @@
+// jobs/presets/clusters/*.toml -> ClusterSpec. Levels are listed innermost
+// first; bandwidths are per device and direction in GB/s (1e9 B/s) and
+// latencies in microseconds, converted to bytes/s and seconds here.
+#include <fmt/format.h>
+
+#include "io/presets/preset_readers.hpp"
+
+namespace nestfast::io {
+
+namespace {
+
+constexpr double kGiga = 1e9;
+constexpr double kMicro = 1e-6;
+
+NetworkLevel read_level(const TomlTableReader& table, bool outermost) {
+  NetworkLevel level;
+  level.name = table.string("name");
+  // Only the outermost level may be unbounded (0): the cluster grows there.
+  level.group_size = table.integer("group_size", outermost ? Bound::NonNegative : Bound::AtLeastOne);
+  level.bandwidth_Bps = table.number("bandwidth_GBps", Bound::Positive) * kGiga;
+  level.latency_s = table.number("latency_us", Bound::NonNegative) * kMicro;
+  level.oversubscription = table.number("oversubscription", Bound::AtLeastOne);
+  return level;
+}
+
+}  // namespace
+
+ClusterSpec read_cluster_preset(const PresetFile& file) {
+  const toml::table document = parse_toml_file(file.path);
+  const TomlTableReader root(document, file.path, "", {"cluster"});
+  const TomlTableReader table(root.table("cluster"), file.path, "cluster",
+                              {"name", "source", "gpu", "gpu_hbm_GiB", "level"});
+  ClusterSpec cluster;
+  auto header = read_preset_header(table, file);
+  cluster.name = std::move(header.name);
+  cluster.source = std::move(header.source);
+
+  const auto levels = table.table_array("level");
+  for (std::size_t index = 0; index < levels.size(); ++index) {
+    const TomlTableReader level(*levels[index], file.path, fmt::format("cluster.level[{}]", index),
+                                {"name", "group_size", "bandwidth_GBps", "latency_us", "oversubscription"});
+    cluster.levels.push_back(read_level(level, index + 1 == levels.size()));
+  }
+
+  // The GPU is a preset of its own; a relative path is relative to this file.
+  const std::string gpu_name = table.string("gpu");
+  PresetFile gpu_file;
+  try {
+    gpu_file = find_preset_file(PresetKind::Gpu, gpu_name, file.path.parent_path());
+  } catch (const std::invalid_argument& error) {
+    table.fail("gpu", error.what());  // a bad GPU *name* is this file's problem
+  }
+  cluster.gpu = read_gpu_preset(gpu_file);
+  // A setup may assume another memory size than the datasheet (NEST's do).
+  if (table.optional_number("gpu_hbm_GiB", Bound::Positive)) {
+    cluster.gpu.hbm_bytes = hbm_bytes_from_GiB(table, "gpu_hbm_GiB");
+  }
+  return cluster;
+}
+
+}  // namespace nestfast::io

@@ -1,0 +1,83 @@
+// jobs/presets/models/*.toml -> ModelSpec. Hyperparameters are counts, so
+// nothing needs a unit conversion; the checks keep the model buildable
+// (heads split evenly, GQA groups whole, MoE routing possible).
+#include <fmt/format.h>
+
+#include "io/presets/preset_readers.hpp"
+
+namespace nestfast::io {
+
+namespace {
+
+MlpKind read_mlp(const TomlTableReader& table) {
+  const std::string mlp = table.string("mlp");
+  if (mlp == "gelu") return MlpKind::Gelu;
+  if (mlp == "swiglu") return MlpKind::Swiglu;
+  table.fail("mlp", fmt::format("must be \"gelu\" or \"swiglu\", got \"{}\"", mlp));
+}
+
+MoeSpec read_moe(const TomlTableReader& table, int num_layers) {
+  MoeSpec moe;
+  moe.num_experts = table.integer("experts", Bound::AtLeastOne);
+  moe.top_k = table.integer("top_k", Bound::AtLeastOne);
+  if (moe.top_k > moe.num_experts) {
+    table.fail("top_k", fmt::format("{} is more than the {} experts", moe.top_k, moe.num_experts));
+  }
+  moe.expert_ffn_hidden = table.integer("expert_ffn_hidden", Bound::AtLeastOne);
+  moe.shared_experts = table.optional_integer("shared_experts", Bound::NonNegative).value_or(0);
+  moe.first_dense_layers = table.optional_integer("first_dense_layers", Bound::NonNegative).value_or(0);
+  if (moe.first_dense_layers >= num_layers) {
+    table.fail("first_dense_layers",
+               fmt::format("{} leaves no MoE block among the {} layers", moe.first_dense_layers, num_layers));
+  }
+  moe.layer_interval = table.optional_integer("layer_interval", Bound::AtLeastOne).value_or(1);
+  return moe;
+}
+
+}  // namespace
+
+ModelSpec read_model_preset(const PresetFile& file) {
+  const toml::table document = parse_toml_file(file.path);
+  const TomlTableReader root(document, file.path, "", {"model"});
+  const TomlTableReader table(root.table("model"), file.path, "model",
+                              {"name", "source", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
+                               "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe"});
+  ModelSpec model;
+  auto header = read_preset_header(table, file);
+  model.name = std::move(header.name);
+  model.source = std::move(header.source);
+  model.num_layers = table.integer("layers", Bound::AtLeastOne);
+  model.hidden = table.integer("hidden", Bound::AtLeastOne);
+  model.ffn_hidden = table.integer("ffn_hidden", Bound::AtLeastOne);
+  model.heads = table.integer("heads", Bound::AtLeastOne);
+  model.kv_heads = table.integer("kv_heads", Bound::AtLeastOne);
+  if (model.heads % model.kv_heads != 0) {
+    table.fail("kv_heads",
+               fmt::format("{} does not divide the {} heads into whole groups", model.kv_heads, model.heads));
+  }
+  if (const auto head_dim = table.optional_integer("head_dim", Bound::AtLeastOne)) {
+    model.head_dim = *head_dim;
+  } else if (model.hidden % model.heads != 0) {
+    table.fail("head_dim", fmt::format("missing, and hidden {} is not a multiple of heads {}; give head_dim",
+                                       model.hidden, model.heads));
+  } else {
+    model.head_dim = model.hidden / model.heads;
+  }
+  model.vocab = table.integer("vocab", Bound::AtLeastOne);
+  model.seq_len = table.integer("seq_len", Bound::AtLeastOne);
+  model.mlp = read_mlp(table);
+  model.tied_embeddings = table.boolean("tied_embeddings");
+  model.dtype_bytes = table.integer("dtype_bytes", Bound::AtLeastOne);
+  if (model.dtype_bytes != 1 && model.dtype_bytes != 2 && model.dtype_bytes != 4) {
+    table.fail("dtype_bytes", fmt::format("must be 1, 2 or 4, got {}", model.dtype_bytes));
+  }
+  if (const auto* moe = table.optional_table("moe")) {
+    const TomlTableReader moe_table(*moe, file.path, "model.moe",
+                                    {"experts", "top_k", "expert_ffn_hidden", "shared_experts",
+                                     "first_dense_layers", "layer_interval"});
+    model.moe = read_moe(moe_table, model.num_layers);
+  }
+  return model;
+}
+
+}  // namespace nestfast::io
