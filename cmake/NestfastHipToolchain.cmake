@@ -10,6 +10,12 @@
 #    Debian installs it under /usr/lib/<multiarch>/cmake/hip-lang. The shim is
 #    a prefix in the build tree whose lib/cmake/hip-lang links to the real
 #    folder; the real config resolves its own path, so it finds /usr/include.
+#  - Debian's clang-15 does not look in /usr for the HIP headers and the
+#    device bitcode: --rocm-path and --hip-device-lib-path (what hipcc passes)
+#    go into CMAKE_HIP_FLAGS_INIT, so compiler detection works too.
+#  - hip-lang's config looks up amd_comgr, whose config is under the multiarch
+#    folder too, and CMake's ABI-detection project does not know the multiarch
+#    name yet: the environment variable amd_comgr_ROOT points at it.
 # On a ROCm install (/opt/rocm) neither is needed and nothing is changed.
 
 function(_nestfast_find_hip_clang out)
@@ -57,6 +63,18 @@ function(_nestfast_hip_rocm_root out)
     file(CREATE_LINK "${real_dir}" "${shim}/lib/cmake/hip-lang" SYMBOLIC)
   endif()
   set(${out} "${shim}" PARENT_SCOPE)
+  file(GLOB comgr_configs /usr/lib/*/cmake/amd_comgr/amd_comgr-config.cmake)
+  if(comgr_configs)
+    list(GET comgr_configs 0 comgr_config)
+    get_filename_component(comgr_dir "${comgr_config}" DIRECTORY)
+    set(ENV{amd_comgr_ROOT} "${comgr_dir}")
+  endif()
+  file(GLOB bitcode /usr/lib/*/amdgcn/bitcode/hip.bc)
+  if(bitcode)
+    list(GET bitcode 0 bitcode)
+    get_filename_component(bitcode_dir "${bitcode}" DIRECTORY)
+    set(NESTFAST_HIP_DEBIAN_FLAGS "--rocm-path=/usr --hip-device-lib-path=${bitcode_dir}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # Sets CMAKE_HIP_COMPILER (cache) and CMAKE_HIP_COMPILER_ROCM_ROOT when HIP can
@@ -72,6 +90,9 @@ macro(nestfast_prepare_hip_toolchain)
     _nestfast_hip_rocm_root(_nestfast_rocm_root)
     if(_nestfast_rocm_root)
       set(CMAKE_HIP_COMPILER_ROCM_ROOT "${_nestfast_rocm_root}")
+      if(NESTFAST_HIP_DEBIAN_FLAGS)
+        string(APPEND CMAKE_HIP_FLAGS_INIT " ${NESTFAST_HIP_DEBIAN_FLAGS}")
+      endif()
     else()
       message(STATUS "HIP: ${CMAKE_HIP_COMPILER} found, but no hip-lang CMake package (install libamdhip64-dev)")
       unset(CMAKE_HIP_COMPILER CACHE)

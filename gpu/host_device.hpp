@@ -2,7 +2,11 @@
 // NESTFAST_HD marks a function that is compiled for the host and, under nvcc
 // or a HIP compiler, for the device too. Kernel bodies written with it run
 // unchanged in the host emulation tests that CI runs without a GPU.
-#if defined(__CUDACC__) || defined(__HIPCC__)
+#if defined(__HIP__)
+#include <hip/hip_runtime.h>  // clang's HIP mode declares __host__/__device__ here
+#endif
+
+#if defined(__CUDACC__) || defined(__HIP__)
 #define NESTFAST_HD __host__ __device__
 #else
 #define NESTFAST_HD
