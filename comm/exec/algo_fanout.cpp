@@ -6,7 +6,7 @@
 
 namespace nestfast::comm {
 
-void FanoutAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts&) {
+void FanoutAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix&) {
   topology_ = &topology;
   layout_ = layout;
 }

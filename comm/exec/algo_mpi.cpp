@@ -4,7 +4,7 @@
 
 namespace nestfast::comm {
 
-void MpiAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts&) {
+void MpiAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix&) {
   comm_ = topology.comm();
   send_counts_.assign(layout.send_counts.begin(), layout.send_counts.end());
   recv_counts_.assign(layout.recv_counts.begin(), layout.recv_counts.end());

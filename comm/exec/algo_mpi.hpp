@@ -9,7 +9,7 @@ namespace nestfast::comm {
 class MpiAlltoallv final : public Alltoallv {
  public:
   std::string name() const override { return "mpi"; }
-  void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts& counts) override;
+  void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix& counts) override;
   void execute(const std::byte* send, std::byte* recv) override;
   int stages() const override { return 1; }
 

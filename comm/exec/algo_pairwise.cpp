@@ -6,7 +6,7 @@
 
 namespace nestfast::comm {
 
-void PairwiseAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts&) {
+void PairwiseAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix&) {
   topology_ = &topology;
   layout_ = layout;
 }

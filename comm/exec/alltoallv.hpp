@@ -21,7 +21,7 @@ class Alltoallv {
   // Collective: learns one traffic pattern. `counts` is the gathered matrix
   // (gather_counts), identical on every rank; `layout` is this rank's side.
   // The topology must outlive the algorithm.
-  virtual void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts& counts) = 0;
+  virtual void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix& counts) = 0;
 
   // Collective: one exchange of the prepared pattern, host buffers laid out as `layout` says.
   virtual void execute(const std::byte* send, std::byte* recv) = 0;

@@ -3,10 +3,12 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace nestfast::comm {
 
-TrafficCounts gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
+TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -23,17 +25,15 @@ TrafficCounts gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
                                 " ranks)");
   }
 
-  TrafficCounts counts;
-  counts.ranks = size;
-  counts.bytes.resize(static_cast<std::size_t>(size) * size);
-  static_assert(sizeof(std::uint64_t) == sizeof(unsigned long long));
-  MPI_Allgather(layout.send_counts.data(), size, MPI_UINT64_T, counts.bytes.data(), size, MPI_UINT64_T, comm);
+  std::vector<std::uint64_t> gathered(static_cast<std::size_t>(size) * size);
+  MPI_Allgather(layout.send_counts.data(), size, MPI_UINT64_T, gathered.data(), size, MPI_UINT64_T, comm);
+  const TrafficMatrix counts(size, std::move(gathered));
 
   // The receiving rank with the lowest number that disagrees describes its first mismatch to all.
   int first_src = -1;
   long long mismatches = 0;
   for (int src = 0; src < size; ++src) {
-    if (counts.at(src, rank) == layout.recv_counts[src]) continue;
+    if (counts(src, rank) == layout.recv_counts[src]) continue;
     if (first_src < 0) first_src = src;
     ++mismatches;
   }
@@ -48,7 +48,7 @@ TrafficCounts gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
   const int src = static_cast<int>(detail[0]);
   throw std::invalid_argument("alltoallv counts disagree: rank " + std::to_string(reporter) + " expects " +
                               std::to_string(detail[1]) + " bytes from rank " + std::to_string(src) +
-                              ", which sends " + std::to_string(counts.at(src, reporter)) + " (" +
+                              ", which sends " + std::to_string(counts(src, reporter)) + " (" +
                               std::to_string(mismatches) + " mismatched pairs in all)");
 }
 

@@ -5,12 +5,13 @@
 #include <mpi.h>
 
 #include "comm/exec/layout.hpp"
+#include "comm/plan/traffic_matrix.hpp"
 
 namespace nestfast::comm {
 
 // Collective over `comm`. Throws std::invalid_argument on EVERY rank (never
 // hangs) when any rank's receive counts disagree with its peers' send counts,
 // naming the first disagreeing pair.
-TrafficCounts gather_counts(MPI_Comm comm, const AlltoallvLayout& layout);
+TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout);
 
 }  // namespace nestfast::comm

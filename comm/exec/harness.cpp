@@ -6,7 +6,7 @@
 namespace nestfast::comm {
 
 Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, const AlltoallvLayout& layout,
-                              const TrafficCounts& counts, ExchangeBuffers& buffers, const HarnessOptions& options) {
+                              const TrafficMatrix& counts, ExchangeBuffers& buffers, const HarnessOptions& options) {
   if (options.iterations < 1 || options.warmup < 0) {
     throw std::invalid_argument("--iters must be >= 1 and --warmup >= 0");
   }

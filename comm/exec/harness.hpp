@@ -32,6 +32,6 @@ struct Measurement {
 
 // Collective. Prepares `algo` for the pattern (counts already gathered), then checks and times it.
 Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, const AlltoallvLayout& layout,
-                              const TrafficCounts& counts, ExchangeBuffers& buffers, const HarnessOptions& options);
+                              const TrafficMatrix& counts, ExchangeBuffers& buffers, const HarnessOptions& options);
 
 }  // namespace nestfast::comm

@@ -1,21 +1,11 @@
 #include "comm/exec/layout.hpp"
 
 #include <algorithm>
-#include <utility>
+#include <span>
 
 namespace nestfast::comm {
 
 namespace {
-
-std::vector<std::uint64_t> exclusive_prefix_sum(const std::vector<std::uint64_t>& counts) {
-  std::vector<std::uint64_t> displs(counts.size(), 0);
-  std::uint64_t offset = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    displs[i] = offset;
-    offset += counts[i];
-  }
-  return displs;
-}
 
 std::uint64_t extent(const std::vector<std::uint64_t>& counts, const std::vector<std::uint64_t>& displs) {
   std::uint64_t end = 0;
@@ -27,26 +17,13 @@ std::uint64_t extent(const std::vector<std::uint64_t>& counts, const std::vector
 
 }  // namespace
 
-AlltoallvLayout AlltoallvLayout::packed(std::vector<std::uint64_t> send_counts,
-                                        std::vector<std::uint64_t> recv_counts) {
-  AlltoallvLayout layout;
-  layout.send_displs = exclusive_prefix_sum(send_counts);
-  layout.recv_displs = exclusive_prefix_sum(recv_counts);
-  layout.send_counts = std::move(send_counts);
-  layout.recv_counts = std::move(recv_counts);
-  return layout;
-}
-
 std::uint64_t AlltoallvLayout::send_bytes() const { return extent(send_counts, send_displs); }
 std::uint64_t AlltoallvLayout::recv_bytes() const { return extent(recv_counts, recv_displs); }
 
-AlltoallvLayout layout_of_rank(const TrafficCounts& counts, int rank) {
-  std::vector<std::uint64_t> send(counts.ranks), recv(counts.ranks);
-  for (int peer = 0; peer < counts.ranks; ++peer) {
-    send[peer] = counts.at(rank, peer);
-    recv[peer] = counts.at(peer, rank);
-  }
-  return AlltoallvLayout::packed(std::move(send), std::move(recv));
+AlltoallvLayout layout_of_rank(const TrafficMatrix& demand, int rank) {
+  const std::span<const std::uint64_t> row = demand.row(rank);
+  return {std::vector<std::uint64_t>(row.begin(), row.end()), demand.send_displacements(rank),
+          demand.recv_counts(rank), demand.recv_displacements(rank)};
 }
 
 }  // namespace nestfast::comm

@@ -1,12 +1,15 @@
 #pragma once
-// Which server every rank of a communicator belongs to, and the two
-// communicators FAST moves data on (comm.md section 2): node_comm (the ranks
-// of my server) and rail_comm (the ranks with my local index on every server).
-// Servers come from the shared-memory node split, or from `virtual_servers`
-// groups of consecutive ranks so that one machine can play several servers.
+// The servers of a communicator's ranks and the two communicators FAST moves
+// data on (comm.md section 2): node_comm (the ranks of my server, ranked by
+// local index) and rail_comm (the ranks with my local index, ranked by
+// server). Servers come from the shared-memory node split, or from
+// `virtual_servers` groups of consecutive ranks so that one machine can play
+// several servers.
 #include <mpi.h>
 
 #include <vector>
+
+#include "comm/plan/server_map.hpp"
 
 namespace nestfast::comm {
 
@@ -24,29 +27,25 @@ class ServerTopology {
   MPI_Comm node_comm() const { return node_comm_; }
   MPI_Comm rail_comm() const { return rail_comm_; }
   int rank() const { return rank_; }
-  int ranks() const { return static_cast<int>(server_of_.size()); }
-  int servers() const { return static_cast<int>(server_members_.size()); }
+  int ranks() const { return map_.ranks(); }
+  const ServerMap& map() const { return map_; }
 
-  // Per rank of comm(): its server and its index inside that server.
-  const std::vector<int>& server_of() const { return server_of_; }
-  const std::vector<int>& local_index_of() const { return local_index_of_; }
-  // Rank of `rank` inside node_comm() (its local index) and inside its rail communicator.
-  int node_rank_of(int rank) const { return local_index_of_[rank]; }
+  // Rank of `rank` inside its node_comm (its local index) and inside its rail_comm.
+  int node_rank_of(int rank) const { return map_.local_index(rank); }
   int rail_rank_of(int rank) const { return rail_rank_of_[rank]; }
-  // Per server: its ranks in local-index order.
-  const std::vector<std::vector<int>>& server_members() const { return server_members_; }
-  int max_gpus_per_server() const;
-  bool uniform() const;  // every server has the same number of ranks
 
  private:
   MPI_Comm comm_;
   MPI_Comm node_comm_ = MPI_COMM_NULL;
   MPI_Comm rail_comm_ = MPI_COMM_NULL;
   int rank_ = 0;
-  std::vector<int> server_of_;
-  std::vector<int> local_index_of_;
+  ServerMap map_;
   std::vector<int> rail_rank_of_;
-  std::vector<std::vector<int>> server_members_;
 };
+
+// Server of every rank when `ranks` consecutive ranks form `servers` groups,
+// the first ranks % servers of them one rank larger. std::invalid_argument
+// unless 1 <= servers <= ranks.
+std::vector<int> consecutive_servers(int ranks, int servers);
 
 }  // namespace nestfast::comm

@@ -32,22 +32,20 @@ int world_size() {
   return size;
 }
 
-TrafficCounts constant_counts(int ranks, std::uint64_t bytes) {
-  return {ranks, std::vector<std::uint64_t>(static_cast<std::size_t>(ranks) * ranks, bytes)};
+TrafficMatrix constant_counts(int ranks, std::uint64_t bytes) {
+  return TrafficMatrix(ranks, std::vector<std::uint64_t>(static_cast<std::size_t>(ranks) * ranks, bytes));
 }
 
 // Seeded, identical on every rank: about a third of the pairs empty, the rest odd-sized.
-TrafficCounts random_counts(int ranks, std::uint64_t max_bytes, std::uint64_t seed) {
-  TrafficCounts counts = constant_counts(ranks, 0);
-  for (std::size_t i = 0; i < counts.bytes.size(); ++i) {
-    const std::uint64_t draw = splitmix64(seed * 1000003 + i);
-    counts.bytes[i] = draw % 3 == 0 ? 0 : (draw >> 8) % max_bytes | 1U;
+TrafficMatrix random_counts(int ranks, std::uint64_t max_bytes, std::uint64_t seed) {
+  TrafficMatrix counts(ranks);
+  for (int src = 0; src < ranks; ++src) {
+    for (int dst = 0; dst < ranks; ++dst) {
+      const std::uint64_t draw = splitmix64(seed * 1000003 + static_cast<std::uint64_t>(src * ranks + dst));
+      counts(src, dst) = draw % 3 == 0 ? 0 : ((draw >> 8) % max_bytes) | 1U;
+    }
   }
   return counts;
-}
-
-void set(TrafficCounts& counts, int src, int dst, std::uint64_t bytes) {
-  counts.bytes[static_cast<std::size_t>(src) * counts.ranks + dst] = bytes;
 }
 
 // Communicator creation costs tens of milliseconds on oversubscribed cores:
@@ -69,12 +67,12 @@ const ServerTopology& topology_for(int virtual_servers) {
   return *slot;
 }
 
-Measurement deliver(const std::string& algo, const TrafficCounts& counts, int virtual_servers) {
+Measurement deliver(const std::string& algo, const TrafficMatrix& counts, int virtual_servers) {
   const std::uint64_t seed = 7;
   const ServerTopology& topology = topology_for(virtual_servers);
   const AlltoallvLayout layout = layout_of_rank(counts, world_rank());
-  const TrafficCounts gathered = gather_counts(MPI_COMM_WORLD, layout);
-  EXPECT_EQ(gathered.bytes, counts.bytes);
+  const TrafficMatrix gathered = gather_counts(MPI_COMM_WORLD, layout);
+  EXPECT_EQ(gathered, counts);
   ExchangeBuffers buffers(layout, world_rank(), seed);
   auto algorithm = make_alltoallv(algo);
   return measure_alltoallv(*algorithm, topology, layout, gathered, buffers,
@@ -83,7 +81,7 @@ Measurement deliver(const std::string& algo, const TrafficCounts& counts, int vi
 
 class Delivery : public ::testing::TestWithParam<std::tuple<std::string, int>> {
  protected:
-  void expect_exact(const TrafficCounts& counts) {
+  void expect_exact(const TrafficMatrix& counts) {
     const auto& [algo, servers] = GetParam();
     if (servers > world_size()) GTEST_SKIP() << servers << " servers need more ranks";
     const Measurement result = deliver(algo, counts, servers);
@@ -100,15 +98,15 @@ TEST_P(Delivery, ConstantSizeNotAMultipleOfTheWord) { expect_exact(constant_coun
 TEST_P(Delivery, SeededRandomSizesWithEmptyPairs) { expect_exact(random_counts(world_size(), 20000, 3)); }
 
 TEST_P(Delivery, RankWithNothingToSendAndOneHugeEntry) {
-  TrafficCounts counts = random_counts(world_size(), 4000, 11);
-  for (int dst = 0; dst < counts.ranks; ++dst) set(counts, 1, dst, 0);
-  set(counts, 0, counts.ranks - 1, (3U << 20) + 5);
+  TrafficMatrix counts = random_counts(world_size(), 4000, 11);
+  for (int dst = 0; dst < counts.ranks(); ++dst) counts(1, dst) = 0;
+  counts(0, counts.ranks() - 1) = (3U << 20) + 5;
   expect_exact(counts);
 }
 
 TEST_P(Delivery, RankThatReceivesNothing) {
-  TrafficCounts counts = random_counts(world_size(), 4000, 5);
-  for (int src = 0; src < counts.ranks; ++src) set(counts, src, 2, 0);
+  TrafficMatrix counts = random_counts(world_size(), 4000, 5);
+  for (int src = 0; src < counts.ranks(); ++src) counts(src, 2) = 0;
   expect_exact(counts);
 }
 
@@ -126,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(AllAlgorithms, Delivery,
 // The check can fail: one flipped byte is counted once and named; a receive
 // buffer the exchange never wrote is counted in full.
 TEST(DeliveryCheck, FindsOneCorruptedByteAndNamesIt) {
-  const TrafficCounts counts = constant_counts(world_size(), 101);
+  const TrafficMatrix counts = constant_counts(world_size(), 101);
   const AlltoallvLayout layout = layout_of_rank(counts, world_rank());
   const ServerTopology& topology = topology_for(2);
   ExchangeBuffers buffers(layout, world_rank(), 9);
@@ -144,7 +142,7 @@ TEST(DeliveryCheck, FindsOneCorruptedByteAndNamesIt) {
 }
 
 TEST(DeliveryCheck, CountsEveryByteThatNeverArrived) {
-  const TrafficCounts counts = constant_counts(world_size(), 13);
+  const TrafficMatrix counts = constant_counts(world_size(), 13);
   const AlltoallvLayout layout = layout_of_rank(counts, world_rank());
   ExchangeBuffers buffers(layout, world_rank(), 9);
   buffers.poison_recv();
@@ -157,7 +155,7 @@ TEST(DeliveryCheck, CountsEveryByteThatNeverArrived) {
 class LosesOneByte final : public Alltoallv {
  public:
   std::string name() const override { return "loses-one-byte"; }
-  void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficCounts& counts) override {
+  void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix& counts) override {
     inner_->prepare(topology, layout, counts);
     layout_ = layout;
   }
@@ -173,7 +171,7 @@ class LosesOneByte final : public Alltoallv {
 };
 
 TEST(DeliveryCheck, HarnessReportsAnAlgorithmThatCorrupts) {
-  const TrafficCounts counts = constant_counts(world_size(), 64);
+  const TrafficMatrix counts = constant_counts(world_size(), 64);
   const AlltoallvLayout layout = layout_of_rank(counts, world_rank());
   const ServerTopology& topology = topology_for(1);
   ExchangeBuffers buffers(layout, world_rank(), 5);
@@ -189,7 +187,7 @@ TEST(DeliveryCheck, HarnessReportsAnAlgorithmThatCorrupts) {
 
 // Mismatched counts are an error on every rank, not a hang.
 TEST(CountsExchange, DisagreementThrowsOnEveryRank) {
-  const TrafficCounts counts = constant_counts(world_size(), 7);
+  const TrafficMatrix counts = constant_counts(world_size(), 7);
   AlltoallvLayout layout = layout_of_rank(counts, world_rank());
   if (world_rank() == 2) layout.recv_counts[0] = 5;
   try {
@@ -209,24 +207,25 @@ TEST(CountsExchange, WrongLengthLayoutThrowsOnEveryRank) {
 
 TEST(ServerTopology, VirtualServersGroupConsecutiveRanksFirstOnesLarger) {
   const int n = world_size();
-  ServerTopology topology(MPI_COMM_WORLD, 3);
-  ASSERT_EQ(topology.servers(), 3);
+  const ServerTopology& topology = topology_for(3);
+  const ServerMap& map = topology.map();
+  ASSERT_EQ(map.servers(), 3);
   const int base = n / 3, extra = n % 3;
   int first = 0;
   for (int s = 0; s < 3; ++s) {
     const int members = base + (s < extra ? 1 : 0);
-    ASSERT_EQ(topology.server_members()[s].size(), static_cast<std::size_t>(members));
-    EXPECT_EQ(topology.server_members()[s].front(), first);
+    ASSERT_EQ(map.gpus_on(s), members);
+    EXPECT_EQ(map.rank_at(s, 0), first);
     first += members;
   }
   int node_size = 0, rail_size = 0;
   MPI_Comm_size(topology.node_comm(), &node_size);
   MPI_Comm_size(topology.rail_comm(), &rail_size);
   const int me = world_rank();
-  EXPECT_EQ(node_size, static_cast<int>(topology.server_members()[topology.server_of()[me]].size()));
+  EXPECT_EQ(node_size, map.gpus_on(map.server_of(me)));
   int expected_rail = 0;
-  for (const auto& members : topology.server_members()) {
-    if (static_cast<int>(members.size()) > topology.local_index_of()[me]) ++expected_rail;
+  for (int s = 0; s < map.servers(); ++s) {
+    if (map.gpus_on(s) > map.local_index(me)) ++expected_rail;
   }
   EXPECT_EQ(rail_size, expected_rail);
   int node_rank = 0, rail_rank = 0;
@@ -238,8 +237,8 @@ TEST(ServerTopology, VirtualServersGroupConsecutiveRanksFirstOnesLarger) {
 
 TEST(ServerTopology, NodeSplitPutsThisMachineInOneServer) {
   ServerTopology topology(MPI_COMM_WORLD, 0);
-  EXPECT_EQ(topology.servers(), 1);
-  EXPECT_EQ(topology.max_gpus_per_server(), world_size());
+  EXPECT_EQ(topology.map().servers(), 1);
+  EXPECT_EQ(topology.map().max_gpus_per_server(), world_size());
 }
 
 TEST(ServerTopology, RejectsMoreServersThanRanks) {
@@ -250,8 +249,8 @@ TEST(ServerTopology, RejectsMoreServersThanRanks) {
 // Above 2^31 bytes in one message: needs ~4.3 GB of memory, so it runs only on request.
 TEST(Delivery, EntryAboveTwoToThe31BytesOnRequest) {
   if (std::getenv("NESTFAST_BIG_TESTS") == nullptr) GTEST_SKIP() << "set NESTFAST_BIG_TESTS=1 to run";
-  TrafficCounts counts = constant_counts(world_size(), 3);
-  set(counts, 0, 1, (std::uint64_t{1} << 31) + 13);
+  TrafficMatrix counts = constant_counts(world_size(), 3);
+  counts(0, 1) = (std::uint64_t{1} << 31) + 13;
   for (const auto& algo : alltoallv_algorithm_names()) {
     const Measurement result = deliver(algo, counts, 2);
     EXPECT_EQ(result.wrong, 0U) << algo;
