@@ -5,22 +5,24 @@
 //
 // Problem of one run: cut layers [0, L) into exactly p contiguous stages.
 // Stage j (0-based from the first) covering [a, b) costs
-//   oracle.time(a, b, j)    its per-micro-batch time F+B+C, the cheapest
-//                           recompute mode that fits in HBM; +inf if none fits;
-//   oracle.params(a, b)     its parameter bytes (what DP sync and the
-//                           optimizer step scale with);
-//   oracle.fits(a, b, j)    whether any recompute mode fits; must be monotone:
-//                           false for [a, b) implies false for [a, b+1);
-//   oracle.time_floor(a, b) a lower bound of time(a, b, j) for every j that is
-//                           nondecreasing in b (the compute of the cheapest mode).
-// Minimised: the bottleneck max_j time, subject to params(stage) < param_cap
-// for every stage (strict, so the caller can walk the Pareto front of
-// (bottleneck, most loaded stage's parameters) exactly; see dp_instance.cpp).
-//
+//   oracle.time(a, b, j)   its per-micro-batch time (F + B + C): the cheapest
+//                          recompute mode that fits in HBM; kDpInfinity if none
+//                          fits. Must be nondecreasing in b (a longer stage never
+//                          costs less, and never fits where a shorter one does
+//                          not), which lets the scan stop early, exactly;
+//   oracle.params(a, b)    a nondecreasing-in-b key of the stage's parameters
+//                          (the DP-sync + optimizer time they cost), only called
+//                          when param_cap is finite.
+// Minimised: the bottleneck max_j time, over partitions whose stages all have
+// params < param_cap (strict, so the caller can walk the Pareto front of
+// (bottleneck, most loaded stage's parameters) exactly; see
+// instance_solver.cpp) and bottleneck < bottleneck_limit (a bound from
+// outside; kDpInfinity for none).
 // State (s, i): the suffix [i, L) holding the last s stages; its first stage
 // is stage j = p - s, whose in-flight micro-batches (1F1B stash depth) and
-// outgoing boundary level are functions of j, so the state carries the
-// boundary level and the memory depth without extra dimensions.
+// incoming boundary level are functions of j (the placement fixes where each
+// pipeline rank starts), so the state carries the boundary level and the
+// memory depth without extra dimensions.
 // value[s * (L+1) + i] = best bottleneck of that suffix, cut[...] = end of its
 // first stage. Ties prefer the shortest first stage (smallest cut), so the
 // result is deterministic.
@@ -39,7 +41,7 @@ struct LevelDpCounters {
   std::uint64_t transitions = 0;      // stage candidates priced
   std::uint64_t pruned_memory = 0;    // scans cut short because no recompute mode fits
   std::uint64_t pruned_params = 0;    // scans cut short by the parameter cap
-  std::uint64_t pruned_bound = 0;     // scans cut short because the compute floor beats the best
+  std::uint64_t pruned_bound = 0;     // scans cut short because the stage alone is no better
 };
 
 inline constexpr double kDpInfinity = 1e300;
@@ -52,7 +54,7 @@ NESTFAST_HD inline int level_dp_index(int num_layers, int stages_left, int first
 // bottleneck of the whole chain, or kDpInfinity when no partition is feasible.
 template <class Oracle>
 NESTFAST_HD double level_dp_run(const Oracle& oracle, int num_layers, int num_stages, double param_cap,
-                                double* value, int* cut, LevelDpCounters* counters) {
+                                double bottleneck_limit, double* value, int* cut, LevelDpCounters* counters) {
   const int L = num_layers;
   const int p = num_stages;
   for (int s = 0; s <= p; ++s) {
@@ -71,33 +73,34 @@ NESTFAST_HD double level_dp_run(const Oracle& oracle, int num_layers, int num_st
     const int last_i = (s == p) ? 0 : L - s;
     for (int i = first_i; i <= last_i; ++i) {
       if (counters) ++counters->states;
-      double best = kDpInfinity;
+      double best = bottleneck_limit;
       int best_cut = -1;
       const int last_end = L - (s - 1);
       const int first_end = (s == 1) ? L : i + 1;  // the last stage takes the whole rest
       for (int end = first_end; end <= last_end; ++end) {
-        if (!(oracle.params(i, end) < param_cap)) {
+        if (param_cap < kDpInfinity && !(oracle.params(i, end) < param_cap)) {
           if (counters) ++counters->pruned_params;
-          break;
-        }
-        if (!oracle.fits(i, end, stage)) {
-          if (counters) ++counters->pruned_memory;
-          break;
-        }
-        if (oracle.time_floor(i, end) >= best) {
-          if (counters) ++counters->pruned_bound;
           break;
         }
         const double rest = value[level_dp_index(L, s - 1, end)];
         if (rest >= best) continue;
         if (counters) ++counters->transitions;
         const double here = oracle.time(i, end, stage);
+        if (here >= kDpInfinity) {
+          if (counters) ++counters->pruned_memory;
+          break;
+        }
+        if (here >= best) {
+          if (counters) ++counters->pruned_bound;
+          break;
+        }
         const double bottleneck = here > rest ? here : rest;
         if (bottleneck < best) {
           best = bottleneck;
           best_cut = end;
         }
       }
+      if (best_cut < 0) best = kDpInfinity;
       value[level_dp_index(L, s, i)] = best;
       cut[level_dp_index(L, s, i)] = best_cut;
     }

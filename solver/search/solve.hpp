@@ -100,7 +100,7 @@ struct SolveResult {
   bool feasible = false;
   std::vector<InstanceResult> top;  // best first, at most top_k, one per instance
   std::string infeasible_reason;    // the tightest constraint when !feasible
-  double tightest_ratio = 0;        // min_memory_bytes / HBM of that constraint (internal, for merge)
+  double tightest_memory_bytes = 0; // min_memory_bytes of that instance (for merge)
   std::uint64_t tightest_ordinal = 0;
   SearchStats stats;
   std::vector<BaselineResult> baselines;  // filled by solve() / run_baselines
@@ -111,7 +111,7 @@ struct SolveOptions {
   int threads = 0;        // 0 = OpenMP's default
   bool baselines = true;
   std::uint64_t mcmc_seed = 1;
-  std::uint64_t mcmc_budget = 0;  // plan evaluations; 0 = as many as the DP made
+  std::uint64_t mcmc_max_plans = 20000;  // MCMC gets the DP's stage pricings, at most this many plans
   int exhaustive_max_plans = 200000;  // run the exhaustive baseline only below this many plans
 };
 

@@ -30,15 +30,16 @@ struct SyntheticOracle {
   double memory(int a, int b, int j) const { return sum(weight, a, b) + (stages - j) * sum(stash, a, b); }
   bool fits(int a, int b, int j) const { return memory(a, b, j) <= hbm; }
   double params(int a, int b) const { return sum(weight, a, b); }
-  double time_floor(int a, int b) const { return sum(compute, a, b); }
+  // The incoming boundary of stage j > 0 is paid by the receiving stage.
   double time(int a, int b, int j) const {
     if (!fits(a, b, j)) return kDpInfinity;
-    return sum(compute, a, b) + (j + 1 < stages ? boundary[j] : 0.0);
+    return sum(compute, a, b) + (j > 0 ? boundary[j] : 0.0);
   }
 };
 
-// Every composition of L layers into p stages: min bottleneck with params < cap.
-double brute_force(const SyntheticOracle& o, int L, int p, double cap) {
+// Every composition of L layers into p stages: min bottleneck with params < cap
+// and bottleneck < limit.
+double brute_force(const SyntheticOracle& o, int L, int p, double cap, double limit) {
   double best = kDpInfinity;
   std::vector<int> b(p + 1, 0);
   b[p] = L;
@@ -54,7 +55,7 @@ double brute_force(const SyntheticOracle& o, int L, int p, double cap) {
     }
   };
   recurse(recurse, 0, 0, 0.0);
-  return best;
+  return best < limit ? best : kDpInfinity;
 }
 
 TEST(LevelDpKernel, MatchesBruteForceOnRandomChains) {
@@ -78,8 +79,9 @@ TEST(LevelDpKernel, MatchesBruteForceOnRandomChains) {
     std::vector<double> value((p + 1) * (L + 1));
     std::vector<int> cut((p + 1) * (L + 1));
     LevelDpCounters counters;
-    const double dp = level_dp_run(o, L, p, cap, value.data(), cut.data(), &counters);
-    const double brute = brute_force(o, L, p, cap);
+    const double limit = (trial % 4 == 1) ? 1.5 * unit(rng) : kDpInfinity;
+    const double dp = level_dp_run(o, L, p, cap, limit, value.data(), cut.data(), &counters);
+    const double brute = brute_force(o, L, p, cap, limit);
     ASSERT_EQ(dp, brute) << "trial " << trial << " L=" << L << " p=" << p;
     if (dp < kDpInfinity) {
       ++feasible_cases;
@@ -108,7 +110,7 @@ TEST(LevelDpKernel, TooFewLayersForTheStagesIsInfeasible) {
   o.hbm = 100;
   std::vector<double> value(5 * 4);
   std::vector<int> cut(5 * 4);
-  EXPECT_EQ(level_dp_run(o, 3, 4, kDpInfinity, value.data(), cut.data(), nullptr), kDpInfinity);
+  EXPECT_EQ(level_dp_run(o, 3, 4, kDpInfinity, kDpInfinity, value.data(), cut.data(), nullptr), kDpInfinity);
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+// run_baselines: manual, Phaze-like, MCMC and (when small enough) exhaustive.
+#include <algorithm>
+
+#include "solver/search/baselines.hpp"
+
+namespace nestfast::search {
+
+std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const StrategySpace& space,
+                                          const SolveOptions& options, const SearchStats& dp_stats) {
+  std::vector<BaselineResult> baselines;
+  baselines.push_back(manual_baseline(problem));
+  baselines.push_back(phaze_baseline(problem, space, options.threads));
+  // Equal budget: as many stage pricings as the DP made (its transitions).
+  const std::uint64_t budget = std::max<std::uint64_t>(dp_stats.transitions, 1);
+  baselines.push_back(mcmc_baseline(problem, space, options.mcmc_seed, budget, options.mcmc_max_plans));
+
+  const std::vector<DpInstance> instances = enumerate_instances(problem, space);
+  const std::uint64_t plans = exhaustive_plan_count(problem, instances);
+  if (plans <= static_cast<std::uint64_t>(options.exhaustive_max_plans)) {
+    baselines.push_back(exhaustive_baseline(problem, instances));
+  } else {
+    BaselineResult skipped;
+    skipped.name = "exhaustive";
+    skipped.note = "skipped: " + std::to_string(plans) + " plans exceed the limit of " +
+                   std::to_string(options.exhaustive_max_plans);
+    baselines.push_back(skipped);
+  }
+  return baselines;
+}
+
+}  // namespace nestfast::search

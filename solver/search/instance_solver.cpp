@@ -1,0 +1,247 @@
+// solve_instance: the exact optimum of one instance.
+//
+// The objective (plan_cost.hpp) is
+//   T = pipeline_time(m, pp, vpp, max_r t_r) + max_r S_r,
+// two maxima over the ranks: t_r (per-micro-batch stage time) and S_r (DP
+// sync + optimizer step of the rank's parameters). A bottleneck DP alone
+// would ignore the second, so we walk the Pareto front of (max t, max S):
+// run the DP for the least bottleneck subject to S_r < cap, price the plan,
+// set cap = its max S and repeat. Each run returns a plan with a strictly
+// smaller max S, so the walk ends; it stops early once the pipeline part of
+// the next bottleneck alone reaches the best time found. Proof of
+// exactness: let OPT have (t*, S*) and k be the last run whose cap exceeds
+// S*. That run's bottleneck is <= t* (OPT is allowed) and its plan has
+// S <= S* (else run k+1 would also have cap > S*), so its price <= OPT's,
+// unless run k+1 stopped early, which means best <= pipeline(t*) <= OPT.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/level_dp_kernel.hpp"
+#include "solver/search/memory_model.hpp"
+#include "solver/search/pipeline_time.hpp"
+#include "solver/search/solve.hpp"
+#include "solver/search/stage_cost.hpp"
+#include "solver/search/stage_oracle.hpp"
+
+namespace nestfast::search {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string layer_name(int layer, int chain) {
+  if (layer == 0) return "the embedding";
+  if (layer == chain - 1) return "the head";
+  return "block " + std::to_string(layer);
+}
+
+std::string describe(const DpInstance& instance) {
+  char text[160];
+  std::snprintf(text, sizeof text, "tp=%d cp=%d ep=%d pp=%d dp=%d mbs=%d zero=%d%s", instance.tp, instance.cp,
+                instance.ep, instance.pp, instance.dp, instance.micro_batch, instance.zero_stage,
+                instance.vpp > 1 ? (" vpp=" + std::to_string(instance.vpp)).c_str() : "");
+  return text;
+}
+
+void add(SearchStats& stats, const LevelDpCounters& counters) {
+  ++stats.dp_runs;
+  stats.states += counters.states;
+  stats.transitions += counters.transitions;
+  stats.pruned_memory += counters.pruned_memory;
+  stats.pruned_params += counters.pruned_params;
+  stats.pruned_bound += counters.pruned_bound;
+}
+
+// The kernel's oracle for "least peak memory over partitions": a stage's
+// cost is the memory of its most frugal allowed mode.
+struct MemoryOracle {
+  const StageOracle& stages;
+  double time(int a, int b, int rank) const { return stages.min_memory(a, b, rank); }
+  double params(int, int) const { return 0; }
+};
+
+struct Instance {
+  Execution execution;
+  ExecutionLayout layout;
+  LayerTable table;
+  ReplicaContext replicas;
+  int micro_batches = 0;
+  double hbm = 0;
+};
+
+Instance prepare(const SolveProblem& problem, const DpInstance& spec) {
+  Instance instance;
+  instance.execution = execution_skeleton(problem, spec);
+  instance.layout = compute_layout(problem.cluster, instance.execution);
+  instance.table = build_layer_table(problem.model, problem.cluster,
+                                     layer_table_config(problem.model, instance.execution, instance.layout));
+  instance.replicas = replica_context(problem.cluster, instance.execution, instance.layout);
+  instance.micro_batches = instance.execution.micro_batches();
+  instance.hbm = static_cast<double>(problem.cluster.gpu.hbm_bytes);
+  return instance;
+}
+
+void explain_infeasible(const DpInstance& spec, const StageOracle& oracle, int chain, double least_peak,
+                        double hbm, InstanceResult& result) {
+  result.min_memory_bytes = least_peak;
+  // A single layer that does not fit even alone on the last rank (the
+  // shallowest stash) is the most useful thing to name.
+  int worst_layer = 0;
+  double worst_bytes = 0;
+  for (int layer = 0; layer < chain; ++layer) {
+    const double bytes = oracle.min_memory(layer, layer + 1, spec.pp - 1);
+    if (bytes > worst_bytes) {
+      worst_bytes = bytes;
+      worst_layer = layer;
+    }
+  }
+  char text[320];
+  if (worst_bytes > hbm) {
+    std::snprintf(text, sizeof text, "%s alone needs %.1f GiB per device at %s; HBM is %.1f GiB",
+                  layer_name(worst_layer, chain).c_str(), worst_bytes / kGiB, describe(spec).c_str(), hbm / kGiB);
+  } else {
+    std::snprintf(text, sizeof text, "the least memory any stage split needs is %.1f GiB per device at %s; HBM is %.1f GiB",
+                  least_peak / kGiB, describe(spec).c_str(), hbm / kGiB);
+  }
+  result.infeasible_reason = text;
+}
+
+void solve_with_dp(const DpInstance& spec, Instance& instance, InstanceResult& result) {
+  const int chain = instance.table.layers();
+  const int pp = spec.pp;
+  const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
+                           instance.hbm, spec.recompute_mask);
+  const std::size_t cells = static_cast<std::size_t>(pp + 1) * static_cast<std::size_t>(chain + 1);
+  std::vector<double> value(cells);
+  std::vector<int> cut(cells);
+  std::vector<int> bounds(static_cast<std::size_t>(pp) + 1);
+
+  double best_time = kDpInfinity;
+  std::vector<StagePlan> best_stages;
+  double cap = kDpInfinity;
+  for (;;) {
+    LevelDpCounters counters;
+    const double bottleneck =
+        level_dp_run(oracle, chain, pp, cap, kDpInfinity, value.data(), cut.data(), &counters);
+    add(result.stats, counters);
+    if (bottleneck >= kDpInfinity) break;
+    if (pipeline_time(instance.micro_batches, pp, 1, bottleneck).total_s() >= best_time) break;
+    level_dp_boundaries(cut.data(), chain, pp, bounds.data());
+
+    std::vector<StagePlan> stages;
+    double t_max = 0;
+    double s_max = 0;
+    for (int rank = 0; rank < pp; ++rank) {
+      const int a = bounds[static_cast<std::size_t>(rank)];
+      const int b = bounds[static_cast<std::size_t>(rank) + 1];
+      const StageChoice choice = oracle.choose(a, b, rank);
+      StagePlan stage;
+      stage.first_layer = a;
+      stage.last_layer = b - 1;
+      stage.recompute = choice.recompute;
+      stages.push_back(stage);
+      t_max = std::max(t_max, choice.time_s);
+      s_max = std::max(s_max, oracle.params(a, b));
+    }
+    ++result.stats.plans_evaluated;
+    const double time = pipeline_time(instance.micro_batches, pp, 1, t_max).total_s() + s_max;
+    if (time < best_time) {
+      best_time = time;
+      best_stages = std::move(stages);
+    }
+    cap = s_max;
+  }
+  if (best_stages.empty()) {
+    LevelDpCounters counters;
+    const double least_peak = level_dp_run(MemoryOracle{oracle}, chain, pp, kDpInfinity, kDpInfinity,
+                                           value.data(), cut.data(), &counters);
+    explain_infeasible(spec, oracle, chain, least_peak, instance.hbm, result);
+    return;
+  }
+  result.feasible = true;
+  result.iteration_time_s = best_time;
+  result.plan = instance.execution;
+  result.plan.stages = std::move(best_stages);
+  derive_stage_layout(instance.layout, result.plan);
+}
+
+// Uniform stages (interleaved schedules, or --even-layers): only the
+// recompute mode is chosen, one per pipeline rank (its chunks share it).
+void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance& instance, InstanceResult& result) {
+  const int pp = spec.pp;
+  const int vpp = spec.vpp;
+  std::vector<StagePlan> stages = uniform_stages(problem.model, instance.layout, pp, vpp, Recompute::None);
+  double t_max = 0;
+  double s_max = 0;
+  double least_peak = 0;
+  bool feasible = true;
+  for (int rank = 0; rank < pp; ++rank) {
+    const double depth = stash_depth(rank, pp, vpp, instance.micro_batches);
+    double best_t = kDpInfinity;
+    Recompute best_mode = Recompute::None;
+    double rank_least = kDpInfinity;
+    for (Recompute mode : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+      if (!(spec.recompute_mask & (1u << static_cast<unsigned>(mode)))) continue;
+      StageFootprint footprint;
+      double t = 0;
+      for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
+        footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode);
+        t += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
+                        instance.layout.stage_boundary_level(static_cast<int>(i)), mode)
+                 .total_s();
+      }
+      const double bytes = stage_memory(instance.replicas, footprint, depth).total_bytes();
+      rank_least = std::min(rank_least, bytes);
+      if (bytes <= instance.hbm && t < best_t) {
+        best_t = t;
+        best_mode = mode;
+      }
+    }
+    least_peak = std::max(least_peak, rank_least);
+    if (best_t >= kDpInfinity) {
+      feasible = false;
+      continue;
+    }
+    StageFootprint params;
+    for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
+      stages[i].recompute = best_mode;
+      params += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, Recompute::None);
+    }
+    t_max = std::max(t_max, best_t);
+    s_max = std::max(s_max, sync_time(instance.replicas, params.dense_params, params.expert_params).total_s());
+  }
+  ++result.stats.plans_evaluated;
+  if (!feasible) {
+    const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
+                             instance.hbm, spec.recompute_mask);
+    explain_infeasible(spec, oracle, instance.table.layers(), least_peak, instance.hbm, result);
+    return;
+  }
+  result.feasible = true;
+  result.iteration_time_s = pipeline_time(instance.micro_batches, pp, vpp, t_max).total_s() + s_max;
+  result.plan = instance.execution;
+  result.plan.stages = std::move(stages);
+  derive_stage_layout(instance.layout, result.plan);
+}
+
+}  // namespace
+
+InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spec) {
+  InstanceResult result;
+  result.ordinal = spec.ordinal;
+  result.problem = spec.problem;
+  result.stats.instances = 1;
+  Instance instance = prepare(problem, spec);
+  if (spec.vpp == 1 && spec.uneven_layers) {
+    solve_with_dp(spec, instance, result);
+  } else {
+    solve_uniform(problem, spec, instance, result);
+  }
+  result.stats.feasible_instances = result.feasible ? 1 : 0;
+  return result;
+}
+
+}  // namespace nestfast::search
