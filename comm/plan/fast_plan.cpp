@@ -1,0 +1,122 @@
+#include "comm/plan/fast_plan.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "comm/plan/birkhoff.hpp"
+#include "comm/plan/intra_server_balance.hpp"
+
+namespace nestfast::comm {
+
+std::span<const std::int32_t> FastPlan::stage_perm(std::size_t k) const {
+  const auto S = static_cast<std::size_t>(servers());
+  return {stage_perms.data() + k * S, S};
+}
+
+std::span<const std::int32_t> FastPlan::stage_source(std::size_t k) const {
+  const auto S = static_cast<std::size_t>(servers());
+  return {stage_sources.data() + k * S, S};
+}
+
+std::span<const StreamSegment> FastPlan::rail_stream(int rank, int server) const {
+  const std::size_t slot = static_cast<std::size_t>(rank) * static_cast<std::size_t>(servers()) + static_cast<std::size_t>(server);
+  return {rail_segments.data() + rail_begin[slot], rail_begin[slot + 1] - rail_begin[slot]};
+}
+
+std::uint64_t FastPlan::rail_stream_bytes(int rank, int server) const {
+  std::uint64_t bytes = 0;
+  for (const StreamSegment& segment : rail_stream(rank, server)) bytes += segment.end - segment.begin;
+  return bytes;
+}
+
+FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, const FastPlanOptions& options) {
+  if (demand.ranks() != map.ranks()) {
+    throw std::invalid_argument("fast plan: the demand has " + std::to_string(demand.ranks()) +
+                                " ranks but the server map has " + std::to_string(map.ranks()));
+  }
+  const auto started = std::chrono::steady_clock::now();
+  FastPlan plan;
+  plan.map = map;
+  plan.demand = demand;
+  plan.options = options;
+
+  BalancedStreams balanced = balance_servers(demand, map);
+  plan.server_matrix = std::move(balanced.server_matrix);
+  plan.balance = std::move(balanced.moves);
+  plan.rail_begin = std::move(balanced.rail_begin);
+  plan.rail_segments = std::move(balanced.rail_segments);
+
+  plan.padded_matrix = plan.server_matrix;
+  if (options.quantum > 1) {
+    for (std::uint64_t& entry : plan.padded_matrix) entry = (entry + options.quantum - 1) / options.quantum * options.quantum;
+  }
+  const int S = map.servers();
+  plan.padded_line_sum = pad_to_equal_line_sums(plan.padded_matrix, S);
+
+  BirkhoffStages stages = birkhoff_decompose(plan.padded_matrix, S, plan.padded_line_sum);
+  plan.stage_weights = std::move(stages.weights);
+  plan.stage_perms = std::move(stages.perms);
+  plan.stage_sources.resize(plan.stage_perms.size());
+  const auto servers = static_cast<std::size_t>(S);
+  for (std::size_t k = 0; k < plan.stage_weights.size(); ++k) {
+    const std::int32_t* perm = &plan.stage_perms[k * servers];
+    std::int32_t* source = &plan.stage_sources[k * servers];
+    for (std::size_t s = 0; s < servers; ++s) source[perm[s]] = static_cast<std::int32_t>(s);
+  }
+  plan.plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return plan;
+}
+
+namespace {
+
+// FNV-1a over 64-bit words: platform-independent for integer inputs.
+class Fingerprint {
+ public:
+  void add(std::uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) {
+      state_ ^= (word >> (8 * byte)) & 0xffu;
+      state_ *= 0x100000001b3ull;
+    }
+  }
+  template <class Range>
+  void add_all(const Range& values) {
+    add(static_cast<std::uint64_t>(values.size()));
+    for (const auto& value : values) add(static_cast<std::uint64_t>(value));
+  }
+  std::uint64_t value() const { return state_; }
+
+ private:
+  std::uint64_t state_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+std::uint64_t plan_fingerprint(const FastPlan& plan) {
+  Fingerprint print;
+  print.add_all(plan.map.rank_server());
+  print.add_all(plan.demand.row_major());
+  print.add(plan.options.quantum);
+  print.add_all(plan.server_matrix);
+  print.add_all(plan.padded_matrix);
+  print.add(plan.padded_line_sum);
+  print.add_all(plan.stage_weights);
+  print.add_all(plan.stage_perms);
+  print.add_all(plan.stage_sources);
+  print.add(plan.balance.size());
+  for (const BalanceMove& move : plan.balance) {
+    for (std::uint64_t word : {std::uint64_t(move.from), std::uint64_t(move.to), std::uint64_t(move.range.owner),
+                               std::uint64_t(move.range.server), move.range.begin, move.range.end}) {
+      print.add(word);
+    }
+  }
+  print.add_all(plan.rail_begin);
+  for (const StreamSegment& segment : plan.rail_segments) {
+    for (std::uint64_t word : {std::uint64_t(segment.owner), std::uint64_t(segment.server), segment.begin, segment.end}) {
+      print.add(word);
+    }
+  }
+  return print.value();
+}
+
+}  // namespace nestfast::comm

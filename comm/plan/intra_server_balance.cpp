@@ -1,0 +1,124 @@
+#include "comm/plan/intra_server_balance.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace nestfast::comm {
+
+namespace {
+
+// Bytes each rank holds for each server before the balance: N x S.
+std::vector<std::uint64_t> stream_lengths(const TrafficMatrix& demand, const ServerMap& map) {
+  const auto servers = static_cast<std::size_t>(map.servers());
+  std::vector<std::uint64_t> lengths(static_cast<std::size_t>(map.ranks()) * servers, 0);
+  for (int g = 0; g < map.ranks(); ++g) {
+    std::uint64_t* out = &lengths[static_cast<std::size_t>(g) * servers];
+    const auto row = demand.row(g);
+    for (int h = 0; h < map.ranks(); ++h) out[map.server_of(h)] += row[h];
+  }
+  return lengths;
+}
+
+// The balance of one pair (s, t): calls keep(rank, bytes) for the prefix each
+// GPU keeps, then move(from, to, begin, end) for every handed range, in
+// stream order of each taker. Returns the lane cap T.
+template <class Keep, class Move>
+std::uint64_t balance_pair(const std::vector<std::uint64_t>& lengths, const ServerMap& map, int s, int t, Keep&& keep,
+                           Move&& move) {
+  const auto servers = static_cast<std::size_t>(map.servers());
+  const int gpus = map.gpus_on(s);
+  const int lanes = map.lanes(s, t);
+  auto held = [&](int i) { return lengths[static_cast<std::size_t>(map.rank_at(s, i)) * servers + static_cast<std::size_t>(t)]; };
+  std::uint64_t total = 0;
+  for (int i = 0; i < gpus; ++i) total += held(i);
+  if (total == 0) return 0;
+  const auto lane_count = static_cast<std::uint64_t>(lanes);
+  const std::uint64_t cap = (total + lane_count - 1) / lane_count;
+  auto cap_of = [&](int i) { return i < lanes ? cap : std::uint64_t{0}; };
+  for (int i = 0; i < gpus; ++i) {
+    const std::uint64_t kept = std::min(held(i), cap_of(i));
+    if (kept > 0) keep(map.rank_at(s, i), kept);
+  }
+  int donor = 0, taker = 0;
+  std::uint64_t donor_position = 0, donor_excess = 0, taker_room = 0;
+  auto load_donor = [&] {
+    for (; donor < gpus; ++donor) {
+      const std::uint64_t kept = std::min(held(donor), cap_of(donor));
+      donor_position = kept;
+      donor_excess = held(donor) - kept;
+      if (donor_excess > 0) return;
+    }
+  };
+  auto load_taker = [&] {
+    for (; taker < lanes; ++taker) {
+      taker_room = cap - std::min(held(taker), cap);
+      if (taker_room > 0) return;
+    }
+  };
+  load_donor();
+  load_taker();
+  while (donor < gpus && taker < lanes) {
+    const std::uint64_t amount = std::min(donor_excess, taker_room);
+    move(map.rank_at(s, donor), map.rank_at(s, taker), donor_position, donor_position + amount);
+    donor_position += amount;
+    donor_excess -= amount;
+    taker_room -= amount;
+    if (donor_excess == 0) {
+      ++donor;
+      load_donor();
+    }
+    if (taker_room == 0) {
+      ++taker;
+      load_taker();
+    }
+  }
+  return cap;
+}
+
+}  // namespace
+
+BalancedStreams balance_servers(const TrafficMatrix& demand, const ServerMap& map) {
+  const int servers = map.servers();
+  const auto S = static_cast<std::size_t>(servers);
+  const auto N = static_cast<std::size_t>(map.ranks());
+  const std::vector<std::uint64_t> lengths = stream_lengths(demand, map);
+  BalancedStreams out;
+  out.server_matrix.assign(S * S, 0);
+  out.rail_begin.assign(N * S + 1, 0);
+  auto slot = [&](int rank, int t) { return static_cast<std::size_t>(rank) * S + static_cast<std::size_t>(t); };
+
+  // Pass 1: the number of segments of every stream, the caps and the moves.
+  for (int s = 0; s < servers; ++s) {
+    for (int t = 0; t < servers; ++t) {
+      if (s == t) continue;
+      out.server_matrix[static_cast<std::size_t>(s) * S + static_cast<std::size_t>(t)] = balance_pair(
+          lengths, map, s, t, [&](int rank, std::uint64_t) { ++out.rail_begin[slot(rank, t) + 1]; },
+          [&](int from, int to, std::uint64_t begin, std::uint64_t end) {
+            ++out.rail_begin[slot(to, t) + 1];
+            out.moves.push_back({from, to, {from, t, begin, end}});
+          });
+    }
+  }
+  for (std::size_t i = 0; i < N * S; ++i) out.rail_begin[i + 1] += out.rail_begin[i];
+
+  // Pass 2: fill the streams, kept prefix first, then taken ranges in order.
+  out.rail_segments.resize(out.rail_begin.back());
+  std::vector<std::uint32_t> fill(out.rail_begin.begin(), out.rail_begin.end() - 1);
+  for (int s = 0; s < servers; ++s) {
+    for (int t = 0; t < servers; ++t) {
+      if (s == t) continue;
+      balance_pair(
+          lengths, map, s, t,
+          [&](int rank, std::uint64_t kept) { out.rail_segments[fill[slot(rank, t)]++] = {rank, t, 0, kept}; },
+          [&](int from, int to, std::uint64_t begin, std::uint64_t end) {
+            out.rail_segments[fill[slot(to, t)]++] = {from, t, begin, end};
+          });
+    }
+  }
+  std::sort(out.moves.begin(), out.moves.end(), [](const BalanceMove& a, const BalanceMove& b) {
+    return std::tie(a.from, a.to, a.range.server, a.range.begin) < std::tie(b.from, b.to, b.range.server, b.range.begin);
+  });
+  return out;
+}
+
+}  // namespace nestfast::comm
