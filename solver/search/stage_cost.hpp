@@ -18,8 +18,10 @@ namespace nestfast {
 // Everything about the data-parallel replicas a stage's cost needs.
 struct ReplicaContext {
   const ClusterSpec* cluster = nullptr;
-  GroupShape dense_dp_group;   // size dp * cp
-  GroupShape expert_dp_group;  // size dp / ep * cp
+  GroupShape dense_dp_group;   // dp * cp ranks
+  GroupShape expert_dp_group;  // dp / ep * cp ranks
+  int dense_dp_size = 1;       // dp * cp (exact, for ZeRO sharding)
+  int expert_dp_size = 1;      // dp / ep * cp
   int zero_stage = 0;
   Optimizer optimizer = Optimizer::Adam;
 };

@@ -1,0 +1,294 @@
+#include "solver/model/layer_work.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace nestfast {
+
+LayerKind layer_kind(const ModelSpec& model, int chain_index) {
+  if (chain_index == 0) return LayerKind::Embedding;
+  if (chain_index == model.num_layers + 1) return LayerKind::Head;
+  const int block = chain_index - 1;
+  const MoeSpec& moe = model.moe;
+  if (moe.enabled() && block >= moe.first_dense_layers &&
+      (block - moe.first_dense_layers) % moe.layer_interval == 0)
+    return LayerKind::MoeBlock;
+  return LayerKind::DenseBlock;
+}
+
+namespace {
+
+constexpr double kMaskBytes = 1;  // dropout masks are bytes
+constexpr double kFp32Bytes = 4;
+
+// Shorthands for one layer's arithmetic.
+struct Dims {
+  double h, q, kv, heads, head_dim, f, vocab, s, tokens, tp, replicated, e;
+  bool gelu;
+};
+
+Dims dims_of(const ModelSpec& model, const Sharding& sharding) {
+  Dims d{};
+  d.h = model.hidden;
+  d.head_dim = model.head_dim;
+  d.heads = model.heads;
+  d.q = static_cast<double>(model.heads) * model.head_dim;
+  d.kv = static_cast<double>(model.kv_heads) * model.head_dim;
+  d.f = model.ffn_hidden;
+  d.vocab = model.vocab;
+  d.s = sharding.seq_len;
+  d.tokens = static_cast<double>(sharding.micro_batch) * sharding.seq_len / sharding.cp;
+  d.tp = sharding.tp;
+  d.replicated = sharding.sp ? 1.0 / sharding.tp : 1.0;  // share of a replicated (non-TP) tensor a device keeps
+  d.e = model.dtype_bytes;
+  d.gelu = model.mlp == MlpKind::Gelu;
+  return d;
+}
+
+double mlp_gemm_count(const Dims& d) { return d.gelu ? 2 : 3; }
+// Bytes kept per token of an MLP of width `width` (before /tp): GeLU keeps
+// its input and output (2 x f), SwiGLU the gate and up outputs and their
+// product (3 x f).
+double mlp_stash_per_token(const Dims& d, double width) { return (d.gelu ? 2 : 3) * width * d.e; }
+double mlp_params(const Dims& d, double width) {
+  return mlp_gemm_count(d) * d.h * width + (d.gelu ? width + d.h : 0);  // GPT-style MLPs carry biases
+}
+
+// Forward work of a dense MLP of width `width` over `tokens` tokens,
+// sharded by tp; GEMM count multiplied by `repeat`.
+void add_mlp(LayerWork& work, const Dims& d, double tokens, double width, double repeat) {
+  if (d.gelu) {
+    work.gemms.push_back({2 * tokens * d.h * width / d.tp, 2 * repeat});
+    work.hbm_bytes += repeat * tokens * 2 * width / d.tp * d.e;  // bias-GeLU reads f, writes f
+  } else {
+    work.gemms.push_back({2 * tokens * d.h * 2 * width / d.tp, repeat});  // gate and up fused
+    work.gemms.push_back({2 * tokens * width * d.h / d.tp, repeat});
+    work.hbm_bytes += repeat * tokens * 3 * width / d.tp * d.e;  // SwiGLU reads 2f, writes f
+  }
+}
+
+void add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
+  const double t = d.tokens;
+  work.gemms.push_back({2 * t * d.h * (d.q + 2 * d.kv) / d.tp, 1});
+  work.gemms.push_back({2 * t * d.q * d.h / d.tp, 1});
+  // QK^T and attention x V: one GEMM per (sequence, local head) of s/cp
+  // queries against s keys.
+  const double per_head = 2 * (d.s / sharding.cp) * d.s * d.head_dim;
+  const double batched = sharding.micro_batch * d.heads / d.tp;
+  work.attention_gemms.push_back({per_head, 2 * batched});
+  // Scale + mask + softmax (read, write) and dropout (read, write, mask)
+  // over the local score matrix.
+  const double scores = t * (d.heads / d.tp) * d.s;
+  work.attention_hbm_bytes += scores * (4 * d.e + kMaskBytes);
+  // Two layer norms (read, write) and two dropout + residual adds (read 2,
+  // write 1, mask) on the replicated hidden state.
+  work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + kMaskBytes));
+  // TP: one collective after attention, one after the MLP; mirrored in bw.
+  work.tp_collectives_forward = 2;
+  work.tp_collectives_backward = 2;
+  work.tp_bytes = t * d.h * d.e;
+  work.cp_kv_bytes = t * 2 * d.kv / d.tp * d.e;
+}
+
+double attention_params(const Dims& d) {
+  double params = (d.h * (d.q + 2 * d.kv) + d.q * d.h) / d.tp;
+  if (d.gelu) params += (d.q + 2 * d.kv) / d.tp + d.h;  // biases (the output bias is replicated)
+  return params;
+}
+double norm_params(const Dims& d) { return d.gelu ? 2 * d.h : d.h; }  // one norm: LayerNorm has a bias, RMSNorm not
+
+// Stash of the attention half and the replicated tensors of a block.
+void add_block_stash_common(LayerWork& work, const Dims& d) {
+  const double t = d.tokens;
+  // 2 norm inputs, QKV input, MLP input (4 x h x e) and 2 dropout masks: Korthikanti's 10 s b h.
+  const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * kMaskBytes);
+  // Q, K, V and the output-projection input: 8 s b h / t for MHA.
+  const double attention = t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
+  const double core = t * (d.heads / d.tp) * d.s * (2 * d.e + kMaskBytes + d.e);  // softmax out, mask, dropout out: 5 a s^2 b
+  work.stash_bytes[0] += replicated + attention + core;
+  work.stash_bytes[1] += replicated + attention;
+  work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
+}
+
+void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block) {
+  work.model_flops = 3 * mean_forward_flops;
+  work.selective_recompute_flops = block ? attention_flops : 0;
+  work.full_recompute_flops = block ? mean_forward_flops : 0;
+}
+
+double gemm_flops(const std::vector<LayerWork::Gemm>& gemms) {
+  double total = 0;
+  for (const LayerWork::Gemm& gemm : gemms) total += gemm.flops * gemm.count;
+  return total;
+}
+
+LayerWork embedding_work(const ModelSpec& model, const Dims& d) {
+  LayerWork work;
+  const double t = d.tokens;
+  // Vocab-parallel lookup writes the full hidden state, then dropout.
+  work.hbm_bytes = t * d.h * (2 * d.e) + t * d.replicated * d.h * (2 * d.e + kMaskBytes);
+  // All-reduce of the partial lookups; with sp a reduce-scatter, whose
+  // backward is an all-gather.
+  work.tp_collectives_forward = d.replicated < 1 ? 0.5 : 1;
+  work.tp_collectives_backward = d.replicated < 1 ? 0.5 : 0;
+  work.tp_bytes = t * d.h * d.e;
+  work.dense_params = d.vocab * d.h / d.tp + (model.learned_positions ? d.s * d.h : 0);
+  const double stash = t * d.replicated * d.h * kMaskBytes;
+  work.stash_bytes = {stash, stash, stash};
+  work.output_bytes = t * d.h * d.e / d.tp;
+  work.working_bytes = t * d.h * kFp32Bytes;
+  return work;
+}
+
+LayerWork head_work(const Dims& d) {
+  LayerWork work;
+  const double t = d.tokens;
+  const double logits = t * d.vocab / d.tp;
+  work.gemms.push_back({2 * t * d.h * d.vocab / d.tp, 1});
+  // Final norm; the vocab-parallel cross-entropy reads the logits in fp32
+  // about three times (max, sum of exp, loss) and writes their gradient.
+  work.hbm_bytes = t * d.replicated * d.h * 2 * d.e + logits * (d.e + 3 * kFp32Bytes);
+  // Identity forward and all-reduce of the input gradient; with sp an
+  // all-gather forward and a reduce-scatter backward.
+  work.tp_collectives_forward = d.replicated < 1 ? 0.5 : 0;
+  work.tp_collectives_backward = d.replicated < 1 ? 0.5 : 1;
+  work.tp_bytes = t * d.h * d.e;
+  work.dense_params = norm_params(d) + d.vocab * d.h / d.tp;
+  // Norm input, LM-head input (gathered) and 4 s b v / t for logits + loss.
+  const double stash = t * d.replicated * d.h * d.e + t * d.h * d.e + 4 * logits;
+  work.stash_bytes = {stash, stash, stash};
+  work.working_bytes = 2 * logits * kFp32Bytes;
+  finish_flops(work, gemm_flops(work.gemms), 0, false);
+  return work;
+}
+
+LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
+  LayerWork work;
+  add_attention(work, d, sharding);
+  add_mlp(work, d, d.tokens, d.f, 1);
+  work.dense_params = attention_params(d) + mlp_params(d, d.f) / d.tp + 2 * norm_params(d);
+  add_block_stash_common(work, d);
+  const double mlp = d.tokens * mlp_stash_per_token(d, d.f) / d.tp;
+  work.stash_bytes[0] += mlp;
+  work.stash_bytes[1] += mlp;
+  work.output_bytes = d.tokens * d.h * d.e / d.tp;
+  work.working_bytes = work.stash_bytes[0];
+  const double attention = gemm_flops(work.attention_gemms);
+  finish_flops(work, gemm_flops(work.gemms) + attention, attention, true);
+  return work;
+}
+
+LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& sharding) {
+  LayerWork work;
+  const MoeSpec& moe = model.moe;
+  add_attention(work, d, sharding);
+  const double t = d.tokens;
+  const double k = moe.top_k;
+  const double experts_here = static_cast<double>(moe.num_experts) / sharding.ep;
+  const double width = moe.expert_ffn_hidden;
+  // Router (replicated over tp, on the device's share of tokens with sp).
+  work.gemms.push_back({2 * t * d.replicated * d.h * moe.num_experts, 1});
+  // Routed experts: the ep group's k*t token copies per device spread over
+  // its experts; the hottest device gets `imbalance` times the mean.
+  const double tokens_per_expert = k * t / experts_here;
+  const std::size_t first_expert_gemm = work.gemms.size();
+  add_mlp(work, d, tokens_per_expert, width, experts_here);
+  const double mean_expert_flops = [&] {
+    double total = 0;
+    for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) total += work.gemms[i].flops * work.gemms[i].count;
+    return total;
+  }();
+  for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) work.gemms[i].count *= sharding.expert_imbalance;
+  // Permute and un-permute every token copy (read + write each way).
+  work.hbm_bytes += sharding.expert_imbalance * k * t * d.h * 4 * d.e;
+  if (moe.shared_experts > 0) add_mlp(work, d, t, width * moe.shared_experts, 1);
+
+  work.ep_bytes = k * t * d.h * d.e / d.tp;
+  work.ep_all_to_alls_forward = 2;  // dispatch and combine
+  work.dense_params = attention_params(d) + 2 * norm_params(d) + d.h * moe.num_experts +
+                      (moe.shared_experts > 0 ? mlp_params(d, width * moe.shared_experts) / d.tp : 0);
+  work.expert_params = experts_here * mlp_params(d, width) / d.tp;
+
+  add_block_stash_common(work, d);
+  const double routed = sharding.expert_imbalance * k * t * (d.h * d.e + mlp_stash_per_token(d, width) / d.tp);
+  const double shared = moe.shared_experts > 0 ? t * mlp_stash_per_token(d, width * moe.shared_experts) / d.tp : 0;
+  const double router = t * d.replicated * moe.num_experts * kFp32Bytes;
+  work.stash_bytes[0] += routed + shared + router;
+  work.stash_bytes[1] += routed + shared + router;
+  work.output_bytes = t * d.h * d.e / d.tp;
+  work.working_bytes = work.stash_bytes[0];
+
+  const double attention = gemm_flops(work.attention_gemms);
+  const double mean_forward = gemm_flops(work.gemms) - (sharding.expert_imbalance - 1) * mean_expert_flops + attention;
+  finish_flops(work, mean_forward, attention, true);
+  work.full_recompute_flops = gemm_flops(work.gemms) + attention;  // what the hottest device recomputes
+  return work;
+}
+
+}  // namespace
+
+LayerWork layer_work(const ModelSpec& model, int chain_index, const Sharding& sharding) {
+  const Dims d = dims_of(model, sharding);
+  switch (layer_kind(model, chain_index)) {
+    case LayerKind::Embedding: return embedding_work(model, d);
+    case LayerKind::Head: return head_work(d);
+    case LayerKind::DenseBlock: return dense_block_work(d, sharding);
+    case LayerKind::MoeBlock: return moe_block_work(model, d, sharding);
+  }
+  return {};
+}
+
+double total_parameters(const ModelSpec& model) {
+  Sharding whole;
+  whole.seq_len = model.seq_len;
+  whole.ep = 1;
+  double total = 0;
+  for (int i = 0; i <= model.num_layers + 1; ++i) {
+    const LayerWork work = layer_work(model, i, whole);
+    total += work.dense_params + work.expert_params;
+  }
+  if (model.tied_embeddings) total -= static_cast<double>(model.vocab) * model.hidden;
+  return total;
+}
+
+namespace {
+
+void require_positive(int value, const ModelSpec& model, const char* key) {
+  if (value <= 0)
+    throw std::invalid_argument("model '" + model.name + "': " + key + " = " + std::to_string(value) +
+                                " (must be > 0)");
+}
+
+}  // namespace
+
+void validate_model(const ModelSpec& model) {
+  require_positive(model.num_layers, model, "num_layers");
+  require_positive(model.hidden, model, "hidden");
+  require_positive(model.heads, model, "heads");
+  require_positive(model.kv_heads, model, "kv_heads");
+  require_positive(model.head_dim, model, "head_dim");
+  require_positive(model.vocab, model, "vocab");
+  require_positive(model.seq_len, model, "seq_len");
+  require_positive(model.dtype_bytes, model, "dtype_bytes");
+  if (model.heads % model.kv_heads != 0)
+    throw std::invalid_argument("model '" + model.name + "': heads = " + std::to_string(model.heads) +
+                                " is not a multiple of kv_heads = " + std::to_string(model.kv_heads));
+  const MoeSpec& moe = model.moe;
+  const bool all_moe = moe.enabled() && moe.first_dense_layers == 0 && moe.layer_interval == 1;
+  if (!all_moe) require_positive(model.ffn_hidden, model, "ffn_hidden");
+  if (moe.num_experts < 0)
+    throw std::invalid_argument("model '" + model.name + "': moe.num_experts must be >= 0");
+  if (moe.enabled()) {
+    require_positive(moe.expert_ffn_hidden, model, "moe.expert_ffn_hidden");
+    require_positive(moe.layer_interval, model, "moe.layer_interval");
+    if (moe.top_k < 1 || moe.top_k > moe.num_experts)
+      throw std::invalid_argument("model '" + model.name + "': moe.top_k = " + std::to_string(moe.top_k) +
+                                  " (must be in 1.." + std::to_string(moe.num_experts) + ")");
+    if (moe.first_dense_layers < 0 || moe.shared_experts < 0)
+      throw std::invalid_argument("model '" + model.name +
+                                  "': moe.first_dense_layers and moe.shared_experts must be >= 0");
+  }
+}
+
+}  // namespace nestfast

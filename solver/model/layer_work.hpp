@@ -1,0 +1,89 @@
+#pragma once
+// What one layer of the chain does on one device for one micro-batch, under
+// a sharding (tp, cp, ep, sp): GEMM FLOPs, HBM traffic of the memory-bound
+// ops, bytes each collective moves, parameters held, activation bytes kept
+// for the backward under each recompute mode. Pure arithmetic on the
+// ModelSpec; solver/search/layer_table turns it into seconds on a cluster.
+//
+// Chain: 0 = embedding, 1..L = transformer blocks, L+1 = head.
+//
+// Activation bytes follow Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", arXiv 2205.05198, section 4),
+// 16-bit activations and 1-byte dropout masks, per layer of a GPT block:
+//   no recompute, no sp:  s b h (10 + 24/t + 5 a s / (h t))
+//   sp:                   s b h (34/t + 5 a s / (h t))
+//   selective (+sp):      s b h 34/t  (the 5 a s^2 b attention core is dropped)
+//   full:                 2 s b h (/t with sp)  (only the block input is kept)
+// generalised here to GQA (q and kv widths), SwiGLU (gate and up outputs are
+// kept), MoE experts (k routed copies of each token) and cp (s/cp queries per
+// device against all s keys).
+#include <array>
+#include <vector>
+
+#include "solver/model/model_spec.hpp"
+
+namespace nestfast {
+
+enum class LayerKind { Embedding, DenseBlock, MoeBlock, Head };
+
+LayerKind layer_kind(const ModelSpec& model, int chain_index);
+
+struct Sharding {
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;
+  bool sp = false;
+  int micro_batch = 1;
+  int seq_len = 0;
+  // Hottest expert device's tokens over the mean (scales expert compute and
+  // expert activations on the slowest device).
+  double expert_imbalance = 1.0;
+};
+
+struct LayerWork {
+  // Forward GEMMs on this device: one entry per distinct GEMM (its FLOPs,
+  // which sets its efficiency) with how many times it runs.
+  struct Gemm {
+    double flops = 0;
+    double count = 1;
+  };
+  std::vector<Gemm> gemms;           // all forward GEMMs except the attention core
+  std::vector<Gemm> attention_gemms; // QK^T and attention x V (the selective-recompute part)
+  double hbm_bytes = 0;              // forward memory-bound traffic outside the attention core
+  double attention_hbm_bytes = 0;    // softmax + dropout over the score matrix
+
+  // Communication volumes (bytes per device, per micro-batch, forward; the
+  // backward mirrors them, see layer_table).
+  // TP collectives in all-reduce units: 1 = one all-reduce without sp, one
+  // all-gather + reduce-scatter pair with sp; 0.5 = a lone all-gather or
+  // reduce-scatter (the embedding's and the head's sp boundaries).
+  double tp_collectives_forward = 0;
+  double tp_collectives_backward = 0;
+  double tp_bytes = 0;              // each one's full buffer
+  double cp_kv_bytes = 0;           // K and V block one ring step passes
+  double ep_bytes = 0;              // one all-to-all's bytes sent per device (dispatch; combine equal)
+  int ep_all_to_alls_forward = 0;
+
+  double dense_params = 0;   // on this device, replicated over the dense dp group
+  double expert_params = 0;  // on this device, replicated over the expert dp group
+
+  std::array<double, 3> stash_bytes{};  // per micro-batch, by Recompute mode (None, Selective, Full)
+  double output_bytes = 0;              // activation handed to the next layer (per device, p2p payload)
+  double working_bytes = 0;             // transient peak while the layer runs its backward
+
+  double model_flops = 0;               // fw + bw, mean routing (for MFU)
+  double selective_recompute_flops = 0;
+  double full_recompute_flops = 0;
+};
+
+LayerWork layer_work(const ModelSpec& model, int chain_index, const Sharding& sharding);
+
+// Total parameters of the model (for reports), counting every expert once.
+double total_parameters(const ModelSpec& model);
+
+// Throws std::invalid_argument naming the key for impossible
+// hyperparameters (non-positive sizes, heads not divisible by kv_heads,
+// top_k > experts, ...).
+void validate_model(const ModelSpec& model);
+
+}  // namespace nestfast

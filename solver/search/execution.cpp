@@ -1,0 +1,40 @@
+#include "solver/search/execution.hpp"
+
+#include <stdexcept>
+
+namespace nestfast {
+
+const char* to_string(Recompute mode) {
+  switch (mode) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+const char* to_string(ParallelDim dim) {
+  switch (dim) {
+    case ParallelDim::Tp: return "tp";
+    case ParallelDim::Cp: return "cp";
+    case ParallelDim::Ep: return "ep";
+    case ParallelDim::Pp: return "pp";
+    case ParallelDim::Dp: return "dp";
+  }
+  return "?";
+}
+
+Recompute parse_recompute(const std::string& text, const std::string& what) {
+  if (text == "none") return Recompute::None;
+  if (text == "selective") return Recompute::Selective;
+  if (text == "full") return Recompute::Full;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of none, selective, full");
+}
+
+ParallelDim parse_parallel_dim(const std::string& text, const std::string& what) {
+  for (ParallelDim dim : {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp})
+    if (text == to_string(dim)) return dim;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of tp, cp, ep, pp, dp");
+}
+
+}  // namespace nestfast

@@ -1,0 +1,261 @@
+#include "solver/search/execution_layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace nestfast {
+
+namespace {
+
+int dim_index(ParallelDim dim) { return static_cast<int>(dim); }
+
+// Device span of one block of each level (unbounded outermost: int64 max).
+std::vector<std::int64_t> level_spans(const ClusterSpec& cluster) {
+  std::vector<std::int64_t> spans;
+  std::int64_t span = 1;
+  for (const NetworkLevel& level : cluster.levels) {
+    if (level.group_size == 0 || span > std::numeric_limits<std::int64_t>::max() / level.group_size)
+      span = std::numeric_limits<std::int64_t>::max();
+    else
+      span *= level.group_size;
+    spans.push_back(span);
+  }
+  return spans;
+}
+
+int common_level_with(const std::vector<std::int64_t>& spans, std::int64_t a, std::int64_t b) {
+  for (std::size_t l = 0; l < spans.size(); ++l)
+    if (a / spans[l] == b / spans[l]) return static_cast<int>(l);
+  return static_cast<int>(spans.size()) - 1;
+}
+
+// Calls visit(offset) for every combination of coordinates of `dims`
+// (offset = sum of coordinate * stride).
+template <typename Visit>
+void for_each_offset(const ExecutionLayout& layout, const std::vector<int>& dims, Visit&& visit) {
+  std::vector<int> coordinate(dims.size(), 0);
+  while (true) {
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      offset += static_cast<std::int64_t>(coordinate[i]) * layout.stride[static_cast<std::size_t>(dims[i])];
+    visit(offset);
+    std::size_t i = 0;
+    for (; i < dims.size(); ++i) {
+      if (++coordinate[i] < layout.size[static_cast<std::size_t>(dims[i])]) break;
+      coordinate[i] = 0;
+    }
+    if (i == dims.size()) return;
+  }
+}
+
+// The shape of the groups formed by `members` (dims), worst copy: the one
+// touching the most blocks, compared from the outermost level down.
+GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int64_t>& spans,
+                       const std::vector<int>& members) {
+  std::vector<int> others;
+  int group_size = 1;
+  for (int d = 0; d < kParallelDims; ++d) {
+    if (std::find(members.begin(), members.end(), d) != members.end())
+      group_size *= layout.size[static_cast<std::size_t>(d)];
+    else
+      others.push_back(d);
+  }
+  const std::size_t levels = spans.size();
+  std::vector<int> worst(levels, 1);
+  std::vector<std::int64_t> member_offsets;
+  for_each_offset(layout, members, [&](std::int64_t offset) { member_offsets.push_back(offset); });
+  std::vector<std::int64_t> blocks;
+  for_each_offset(layout, others, [&](std::int64_t base) {
+    std::vector<int> touched(levels, 1);
+    for (std::size_t l = 0; l < levels; ++l) {
+      blocks.clear();
+      for (std::int64_t offset : member_offsets) blocks.push_back((base + offset) / spans[l]);
+      std::sort(blocks.begin(), blocks.end());
+      touched[l] = static_cast<int>(std::unique(blocks.begin(), blocks.end()) - blocks.begin());
+    }
+    if (std::lexicographical_compare(worst.rbegin(), worst.rend(), touched.rbegin(), touched.rend())) worst = touched;
+  });
+  GroupShape shape;
+  shape.fanout.assign(levels, 1);
+  int inner = group_size;
+  for (std::size_t l = 0; l < levels; ++l) {
+    shape.fanout[l] = (inner + worst[l] - 1) / worst[l];
+    inner = worst[l];
+  }
+  return shape;
+}
+
+[[noreturn]] void bad(const std::string& flag, const std::string& message) {
+  throw std::invalid_argument(flag + ": " + message);
+}
+
+}  // namespace
+
+int common_level(const ClusterSpec& cluster, int device_a, int device_b) {
+  return common_level_with(level_spans(cluster), device_a, device_b);
+}
+
+int ExecutionLayout::stage_boundary_level(int stage) const {
+  const int pp = size[dim_index(ParallelDim::Pp)];
+  if (stage == 0 || pp == 1) return -1;
+  return rank_boundary_level[static_cast<std::size_t>(stage % pp)];
+}
+
+int ExecutionLayout::stage_first_device(int stage) const {
+  const int pp = size[dim_index(ParallelDim::Pp)];
+  return rank_first_device[static_cast<std::size_t>(stage % pp)];
+}
+
+void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution, int devices) {
+  const Execution& e = execution;
+  const std::pair<const char*, int> degrees[] = {{"--tp", e.tp}, {"--cp", e.cp}, {"--ep", e.ep}, {"--pp", e.pp},
+                                                 {"--dp", e.dp}, {"--mbs", e.micro_batch}, {"--gbs", e.global_batch},
+                                                 {"--vpp", e.vpp}};
+  for (const auto& [flag, value] : degrees)
+    if (value < 1) bad(flag, std::to_string(value) + " must be >= 1");
+  if (e.devices() != devices)
+    bad("--gpus", "tp*cp*pp*dp = " + std::to_string(e.tp) + "*" + std::to_string(e.cp) + "*" + std::to_string(e.pp) +
+                      "*" + std::to_string(e.dp) + " = " + std::to_string(e.devices()) + " but --gpus is " +
+                      std::to_string(devices) + " (ep is a factor of dp and does not multiply the device count)");
+  std::int64_t capacity = 1;
+  for (const NetworkLevel& level : cluster.levels) {
+    if (level.group_size == 0) { capacity = std::numeric_limits<std::int64_t>::max(); break; }
+    capacity = std::min<std::int64_t>(capacity * level.group_size, std::numeric_limits<std::int32_t>::max());
+  }
+  if (devices > capacity)
+    bad("--gpus", std::to_string(devices) + " exceeds the " + std::to_string(capacity) + " devices of cluster '" +
+                      cluster.name + "'");
+  if (model.heads % e.tp != 0 || model.kv_heads % e.tp != 0)
+    bad("--tp", std::to_string(e.tp) + " does not divide heads = " + std::to_string(model.heads) +
+                    " and kv_heads = " + std::to_string(model.kv_heads) + " of model '" + model.name + "'");
+  if (e.ep > 1 && !model.moe.enabled())
+    bad("--ep", std::to_string(e.ep) + " > 1 but model '" + model.name + "' has no experts");
+  if (e.dp % e.ep != 0)
+    bad("--ep", std::to_string(e.ep) + " does not divide --dp " + std::to_string(e.dp) +
+                    " (the expert-parallel group is carved out of the data-parallel ranks)");
+  if (model.moe.enabled() && model.moe.num_experts % e.ep != 0)
+    bad("--ep", std::to_string(e.ep) + " does not divide the " + std::to_string(model.moe.num_experts) + " experts");
+  const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;
+  if (e.seq_len < 0) bad("--seq", std::to_string(e.seq_len) + " must be > 0");
+  if (seq % e.cp != 0) bad("--cp", std::to_string(e.cp) + " does not divide the sequence length " + std::to_string(seq));
+  if (e.sp && e.tp > 1 && (seq / e.cp) % e.tp != 0)
+    bad("--sp", "sequence parallelism needs tp = " + std::to_string(e.tp) + " to divide seq_len/cp = " +
+                    std::to_string(seq / e.cp));
+  if (e.global_batch % (e.dp * e.micro_batch) != 0)
+    bad("--gbs", std::to_string(e.global_batch) + " is not divisible by dp*mbs = " + std::to_string(e.dp) + "*" +
+                     std::to_string(e.micro_batch));
+  if (e.zero_stage < 0 || e.zero_stage > 3) bad("--zero", std::to_string(e.zero_stage) + " is not in 0..3");
+  if (e.vpp > 1) {
+    if (e.pp == 1) bad("--vpp", "interleaving (vpp > 1) needs pp > 1");
+    if (e.micro_batches() % e.pp != 0)
+      bad("--vpp", "interleaved 1F1B needs the micro-batch count " + std::to_string(e.micro_batches()) +
+                       " to be a multiple of pp = " + std::to_string(e.pp));
+  }
+  if (model.num_layers < e.pp * e.vpp)
+    bad("--pp", "pp*vpp = " + std::to_string(e.pp * e.vpp) + " stages but the model has only " +
+                    std::to_string(model.num_layers) + " blocks");
+  if (!(e.expert_imbalance >= 1) || !std::isfinite(e.expert_imbalance))
+    bad("--moe-imbalance", std::to_string(e.expert_imbalance) + " must be a finite number >= 1");
+  std::vector<ParallelDim> sorted = e.placement;
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<ParallelDim> all = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,
+                                        ParallelDim::Dp};
+  if (sorted != all) bad("--placement", "must name each of tp, cp, ep, pp, dp exactly once");
+}
+
+ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& execution) {
+  ExecutionLayout layout;
+  layout.size[dim_index(ParallelDim::Tp)] = execution.tp;
+  layout.size[dim_index(ParallelDim::Cp)] = execution.cp;
+  layout.size[dim_index(ParallelDim::Ep)] = execution.ep;
+  layout.size[dim_index(ParallelDim::Pp)] = execution.pp;
+  layout.size[dim_index(ParallelDim::Dp)] = execution.dp / execution.ep;
+  int stride = 1;
+  for (ParallelDim dim : execution.placement) {
+    layout.stride[static_cast<std::size_t>(dim_index(dim))] = stride;
+    stride *= layout.size[static_cast<std::size_t>(dim_index(dim))];
+  }
+  const std::vector<std::int64_t> spans = level_spans(cluster);
+  const int tp = dim_index(ParallelDim::Tp), cp = dim_index(ParallelDim::Cp), ep = dim_index(ParallelDim::Ep),
+            pp = dim_index(ParallelDim::Pp), dp = dim_index(ParallelDim::Dp);
+  layout.tp_group = group_shape(layout, spans, {tp});
+  layout.cp_group = group_shape(layout, spans, {cp});
+  layout.ep_group = group_shape(layout, spans, {ep});
+  layout.dense_dp_group = group_shape(layout, spans, {cp, ep, dp});
+  layout.expert_dp_group = group_shape(layout, spans, {cp, dp});
+
+  const int ranks = execution.pp;
+  const std::int64_t pp_stride = layout.stride[static_cast<std::size_t>(pp)];
+  layout.rank_first_device.resize(static_cast<std::size_t>(ranks));
+  layout.rank_boundary_level.assign(static_cast<std::size_t>(ranks), -1);
+  std::vector<int> others = {tp, cp, ep, dp};
+  for (int r = 0; r < ranks; ++r) {
+    layout.rank_first_device[static_cast<std::size_t>(r)] = static_cast<int>(r * pp_stride);
+    if (ranks == 1) continue;
+    const std::int64_t from = (r + ranks - 1) % ranks * pp_stride;
+    const std::int64_t to = r * pp_stride;
+    int level = 0;
+    for_each_offset(layout, others, [&](std::int64_t offset) {
+      level = std::max(level, common_level_with(spans, from + offset, to + offset));
+    });
+    layout.rank_boundary_level[static_cast<std::size_t>(r)] = level;
+  }
+  return layout;
+}
+
+std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp, int vpp,
+                                      Recompute recompute) {
+  const int chunks = pp * vpp;
+  const int blocks = model.num_layers;
+  std::vector<StagePlan> stages(static_cast<std::size_t>(chunks));
+  int next_block = 1;
+  for (int i = 0; i < chunks; ++i) {
+    StagePlan& stage = stages[static_cast<std::size_t>(i)];
+    const int count = blocks / chunks + (i < blocks % chunks ? 1 : 0);
+    stage.first_layer = i == 0 ? 0 : next_block;
+    next_block += count;
+    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : next_block - 1;
+    stage.recompute = recompute;
+    stage.first_device = layout.stage_first_device(i);
+    stage.boundary_level = layout.stage_boundary_level(i);
+  }
+  return stages;
+}
+
+void derive_stage_layout(const ExecutionLayout& layout, Execution& execution) {
+  for (std::size_t i = 0; i < execution.stages.size(); ++i) {
+    execution.stages[i].first_device = layout.stage_first_device(static_cast<int>(i));
+    execution.stages[i].boundary_level = layout.stage_boundary_level(static_cast<int>(i));
+  }
+}
+
+void validate_stages(const ModelSpec& model, const ExecutionLayout& layout, const Execution& execution) {
+  const auto& stages = execution.stages;
+  const int expected = execution.pp * execution.vpp;
+  if (static_cast<int>(stages.size()) != expected)
+    bad("stages", std::to_string(stages.size()) + " given, pp*vpp = " + std::to_string(expected) + " expected");
+  int next = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const StagePlan& stage = stages[i];
+    const std::string name = "stages[" + std::to_string(i) + "]";
+    if (stage.first_layer != next)
+      bad(name + ".first_layer", std::to_string(stage.first_layer) + ", expected " + std::to_string(next));
+    if (stage.last_layer < stage.first_layer)
+      bad(name + ".last_layer", std::to_string(stage.last_layer) + " is before first_layer");
+    if (stage.first_device != layout.stage_first_device(static_cast<int>(i)))
+      bad(name + ".first_device", std::to_string(stage.first_device) + " but the placement puts it at " +
+                                      std::to_string(layout.stage_first_device(static_cast<int>(i))));
+    if (stage.boundary_level != layout.stage_boundary_level(static_cast<int>(i)))
+      bad(name + ".boundary_level", std::to_string(stage.boundary_level) + " but the placement gives " +
+                                        std::to_string(layout.stage_boundary_level(static_cast<int>(i))));
+    next = stage.last_layer + 1;
+  }
+  if (next != model.num_layers + 2)
+    bad("stages", "cover layers 0.." + std::to_string(next - 1) + ", expected 0.." + std::to_string(model.num_layers + 1));
+}
+
+}  // namespace nestfast
