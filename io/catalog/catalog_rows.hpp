@@ -65,6 +65,7 @@ struct PlanRow {
 // One row of /stages: one pipeline stage of one plan.
 struct StageRow {
   std::uint64_t plan_row = 0;
+  std::int32_t stage = 0;  // index within its plan (pipeline order)
   std::int32_t first_layer = 0;
   std::int32_t last_layer = 0;
   std::int32_t devices = 0;
@@ -93,6 +94,12 @@ struct ValidationRow {
   std::uint64_t wrong = 0;
   double predicted_us = 0;
 };
+
+// Rows are written as they lie in memory (a type conversion would break
+// collective I/O on compressed datasets), so they must have no padding.
+static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 3 * 4 + kShortChars + 11 * 4 + kShortChars + kOrderChars + 3 * 8 + 3 * 8);
+static_assert(sizeof(StageRow) == 8 + 6 * 4 + 3 * 8 + 8);
+static_assert(sizeof(ValidationRow) == 8 + kShortChars + 8 + 2 * 4 + 7 * 8 + 8 + 8);
 
 // A plan with its stages, before it has a row number.
 struct PlanEntry {

@@ -60,6 +60,7 @@ H5Handle plan_row_type() {
 H5Handle stage_row_type() {
   H5Handle compound = h5_type(H5Tcreate(H5T_COMPOUND, sizeof(StageRow)), "creating the stage row type");
   NESTFAST_MEMBER(StageRow, plan_row, H5T_NATIVE_UINT64);
+  NESTFAST_MEMBER(StageRow, stage, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(StageRow, first_layer, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(StageRow, last_layer, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(StageRow, devices, H5T_NATIVE_INT32);

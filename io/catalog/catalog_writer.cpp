@@ -74,26 +74,42 @@ void create_checkpoint(hid_t file, const CatalogIdentity& identity, const Checkp
                                   "creating /checkpoint");
   write_attribute(group, "job_fingerprint", identity.job_fingerprint);
   write_attribute(group, "items", shape.items);
-  write_attribute(group, "slots", static_cast<std::uint64_t>(shape.slots));
+  write_attribute(group, "values", shape.values);
   const hsize_t items = std::max<hsize_t>(shape.items, 1);
   const std::uint8_t not_done = 0;
   const H5Handle done_space = h5_space(H5Screate_simple(1, &items, nullptr), "creating the done space");
   const H5Handle done_create = contiguous_early(H5T_NATIVE_UINT8, &not_done);
   h5_dataset(H5Dcreate2(group, "done", H5T_NATIVE_UINT8, done_space, H5P_DEFAULT, done_create, H5P_DEFAULT),
              "creating /checkpoint/done");
-  const hsize_t value_dims[2] = {items, shape.slots};
+  const hsize_t values = std::max<hsize_t>(shape.values, 1);
   const double unknown = std::numeric_limits<double>::quiet_NaN();
-  const H5Handle value_space = h5_space(H5Screate_simple(2, value_dims, nullptr), "creating the values space");
+  const H5Handle value_space = h5_space(H5Screate_simple(1, &values, nullptr), "creating the values space");
   const H5Handle value_create = contiguous_early(H5T_NATIVE_DOUBLE, &unknown);
   h5_dataset(H5Dcreate2(group, "values", H5T_NATIVE_DOUBLE, value_space, H5P_DEFAULT, value_create, H5P_DEFAULT),
              "creating /checkpoint/values");
 }
 
-// A 1-D compound table written collectively: this rank's `count` rows go at `offset` of `total`.
+// Independent I/O on a range [first, first + count) of a contiguous 1-D dataset.
+void transfer_range(hid_t dataset, hid_t type, std::uint64_t first, std::uint64_t count, const void* write_from,
+                    void* read_into, const char* what) {
+  if (count == 0) return;
+  const H5Handle file_space = h5_space(H5Dget_space(dataset), std::string("reading the space of ") + what);
+  const hsize_t start = first;
+  const hsize_t length = count;
+  h5_check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &start, nullptr, &length, nullptr),
+           std::string("selecting ") + what);
+  const H5Handle memory_space = h5_space(H5Screate_simple(1, &length, nullptr), "creating a memory space");
+  if (write_from != nullptr) {
+    h5_check(H5Dwrite(dataset, type, memory_space, file_space, H5P_DEFAULT, write_from), std::string("writing ") + what);
+  } else {
+    h5_check(H5Dread(dataset, type, memory_space, file_space, H5P_DEFAULT, read_into), std::string("reading ") + what);
+  }
+}
+
+// A 1-D compound table written collectively: this rank's `count` rows go at
+// `offset` of `total`. The file type is the memory type (rows have no padding).
 void write_table(hid_t parent, const char* name, hid_t memory_type, std::uint64_t total, std::uint64_t offset,
                  std::uint64_t count, const void* rows) {
-  const H5Handle file_type = h5_type(H5Tcopy(memory_type), "copying a row type");
-  h5_check(H5Tpack(file_type), "packing a row type");
   const hsize_t dims = total;
   const hsize_t max_dims = H5S_UNLIMITED;
   const H5Handle file_space = h5_space(H5Screate_simple(1, &dims, &max_dims), std::string("creating the space of ") + name);
@@ -103,7 +119,7 @@ void write_table(hid_t parent, const char* name, hid_t memory_type, std::uint64_
   h5_check(H5Pset_shuffle(create), "enabling shuffle");
   h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
   const H5Handle dataset =
-      h5_dataset(H5Dcreate2(parent, name, file_type, file_space, H5P_DEFAULT, create, H5P_DEFAULT),
+      h5_dataset(H5Dcreate2(parent, name, memory_type, file_space, H5P_DEFAULT, create, H5P_DEFAULT),
                  std::string("creating ") + name);
   const hsize_t memory_dims = std::max<hsize_t>(count, 1);
   const H5Handle memory_space = h5_space(H5Screate_simple(1, &memory_dims, nullptr), "creating a memory space");
@@ -154,14 +170,8 @@ const char* mlp_name(MlpKind mlp) { return mlp == MlpKind::Swiglu ? "swiglu" : "
 
 }  // namespace
 
-std::uint64_t CheckpointState::finished() const {
-  std::uint64_t count = 0;
-  for (auto flag : done) count += flag != 0;
-  return count;
-}
-
-CheckpointState read_partial_checkpoint(const std::string& partial_path, std::uint64_t job_fingerprint,
-                                        const CheckpointShape& shape) {
+std::vector<std::uint8_t> read_partial_checkpoint(const std::string& partial_path, std::uint64_t job_fingerprint,
+                                                  const CheckpointShape& shape) {
   quiet_hdf5_errors();
   const std::string retry = "; rerun with --force to discard it and start over";
   const hid_t raw = H5Fopen(partial_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -176,24 +186,16 @@ CheckpointState read_partial_checkpoint(const std::string& partial_path, std::ui
     throw std::invalid_argument(partial_path + ": its checkpoint belongs to a different job (the job file changed since)" +
                                 retry + ", or restore the original job file");
   }
-  CheckpointState state;
-  state.shape.items = read_u64_attribute(group, "items");
-  state.shape.slots = static_cast<std::uint32_t>(read_u64_attribute(group, "slots"));
-  if (!(state.shape == shape)) {
-    throw std::invalid_argument(partial_path + ": its checkpoint has " + std::to_string(state.shape.items) +
-                                " work items, this build enumerates " + std::to_string(shape.items) + retry);
+  const CheckpointShape stored{read_u64_attribute(group, "items"), read_u64_attribute(group, "values")};
+  if (!(stored == shape)) {
+    throw std::invalid_argument(partial_path + ": its checkpoint has " + std::to_string(stored.items) +
+                                " work items, this nestfast enumerates " + std::to_string(shape.items) + retry);
   }
-  const hsize_t items = std::max<hsize_t>(shape.items, 1);
-  state.done.assign(items, 0);
-  state.values.assign(items * shape.slots, 0.0);
-  const H5Handle done = h5_dataset(H5Dopen2(group, "done", H5P_DEFAULT), "opening /checkpoint/done");
-  h5_check(H5Dread(done, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.done.data()), "reading /checkpoint/done");
-  const H5Handle values = h5_dataset(H5Dopen2(group, "values", H5P_DEFAULT), "opening /checkpoint/values");
-  h5_check(H5Dread(values, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.values.data()),
-           "reading /checkpoint/values");
-  state.done.resize(shape.items);
-  state.values.resize(shape.items * shape.slots);
-  return state;
+  std::vector<std::uint8_t> done(std::max<std::uint64_t>(shape.items, 1), 0);
+  const H5Handle dataset = h5_dataset(H5Dopen2(group, "done", H5P_DEFAULT), "opening /checkpoint/done");
+  h5_check(H5Dread(dataset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, done.data()), "reading /checkpoint/done");
+  done.resize(shape.items);
+  return done;
 }
 
 CatalogWriter::CatalogWriter(MPI_Comm comm, std::string path, H5Handle file, const CheckpointShape& shape)
@@ -246,29 +248,31 @@ void CatalogWriter::open_checkpoint() {
   values_ = h5_dataset(H5Dopen2(file_, "checkpoint/values", H5P_DEFAULT), "opening /checkpoint/values");
 }
 
-void CatalogWriter::record_finished(std::uint64_t first, std::uint64_t count, const std::vector<double>& values) {
-  if (count == 0) return;
-  if (values.size() != count * shape_.slots || first + count > shape_.items) {
-    throw std::logic_error("record_finished: item range or value count does not match the checkpoint");
+void CatalogWriter::record_finished(std::uint64_t first, std::uint64_t count, std::uint64_t value_offset,
+                                    const std::vector<double>& values) {
+  if (first + count > shape_.items || value_offset + values.size() > shape_.values) {
+    throw std::logic_error("record_finished: item or value range outside the checkpoint");
   }
-  const hsize_t value_start[2] = {first, 0};
-  const hsize_t value_count[2] = {count, shape_.slots};
-  const H5Handle value_space = h5_space(H5Dget_space(values_), "reading the values space");
-  h5_check(H5Sselect_hyperslab(value_space, H5S_SELECT_SET, value_start, nullptr, value_count, nullptr),
-           "selecting checkpoint values");
-  const H5Handle value_memory = h5_space(H5Screate_simple(2, value_count, nullptr), "creating a memory space");
-  h5_check(H5Dwrite(values_, H5T_NATIVE_DOUBLE, value_memory, value_space, H5P_DEFAULT, values.data()),
-           "writing checkpoint values");
-
-  const hsize_t done_start = first;
-  const hsize_t done_count = count;
-  const H5Handle done_space = h5_space(H5Dget_space(done_), "reading the done space");
-  h5_check(H5Sselect_hyperslab(done_space, H5S_SELECT_SET, &done_start, nullptr, &done_count, nullptr),
-           "selecting checkpoint flags");
-  const H5Handle done_memory = h5_space(H5Screate_simple(1, &done_count, nullptr), "creating a memory space");
+  transfer_range(values_, H5T_NATIVE_DOUBLE, value_offset, values.size(), values.data(), nullptr, "checkpoint values");
   const std::vector<std::uint8_t> flags(count, 1);
-  h5_check(H5Dwrite(done_, H5T_NATIVE_UINT8, done_memory, done_space, H5P_DEFAULT, flags.data()),
-           "writing checkpoint flags");
+  transfer_range(done_, H5T_NATIVE_UINT8, first, count, flags.data(), nullptr, "checkpoint flags");
+}
+
+std::vector<std::uint8_t> CatalogWriter::read_done(std::uint64_t first, std::uint64_t count) const {
+  std::vector<std::uint8_t> flags(count);
+  transfer_range(done_, H5T_NATIVE_UINT8, first, count, nullptr, flags.data(), "checkpoint flags");
+  return flags;
+}
+
+std::vector<double> CatalogWriter::read_values(std::uint64_t offset, std::uint64_t count) const {
+  std::vector<double> values(count);
+  transfer_range(values_, H5T_NATIVE_DOUBLE, offset, count, nullptr, values.data(), "checkpoint values");
+  return values;
+}
+
+void CatalogWriter::flush() {
+  h5_check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flushing " + path_);
+  MPI_Barrier(comm_);
 }
 
 std::uint64_t CatalogWriter::write_plans(std::vector<PlanEntry>& mine) {
@@ -288,9 +292,10 @@ std::uint64_t CatalogWriter::write_plans(std::vector<PlanEntry>& mine) {
     PlanEntry& plan = mine[i];
     plan.row.stage_offset = before[1] + stage_rows.size();
     plan.row.stage_count = plan.stages.size();
-    for (StageRow& stage : plan.stages) {
-      stage.plan_row = before[0] + i;
-      stage_rows.push_back(stage);
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+      plan.stages[s].plan_row = before[0] + i;
+      plan.stages[s].stage = static_cast<std::int32_t>(s);
+      stage_rows.push_back(plan.stages[s]);
     }
     plan_rows.push_back(plan.row);
   }

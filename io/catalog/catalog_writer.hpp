@@ -4,8 +4,9 @@
 // "independent". The file is OUT.partial until complete() renames it.
 //
 // Checkpoint layout: /checkpoint/done (uint8 per work item, 1 = finished) and
-// /checkpoint/values (items x slots doubles: an item's candidate objective
-// values). Both are contiguous and allocated when the file is created, so
+// /checkpoint/values (one flat array of doubles; the caller gives each item a
+// fixed range of it, where the item's encoded result goes). Both are
+// contiguous and allocated when the file is created, so
 // recording finished items later writes raw bytes only and never touches
 // HDF5 metadata: a job killed at any moment of the sweep leaves a file that
 // reopens.
@@ -33,22 +34,15 @@ struct CatalogIdentity {
 
 struct CheckpointShape {
   std::uint64_t items = 0;
-  std::uint32_t slots = 1;
+  std::uint64_t values = 0;
   bool operator==(const CheckpointShape&) const = default;
 };
 
-struct CheckpointState {
-  CheckpointShape shape;
-  std::vector<std::uint8_t> done;  // per item
-  std::vector<double> values;      // items x slots
-  std::uint64_t finished() const;
-};
-
-// Reads the checkpoint of a partial catalog on one process (serial, read-only).
-// Throws std::invalid_argument naming the file when it is not a partial catalog
-// of this job (different fingerprint or shape) or cannot be read.
-CheckpointState read_partial_checkpoint(const std::string& partial_path, std::uint64_t job_fingerprint,
-                                        const CheckpointShape& shape);
+// Reads which items a partial catalog has finished, on one process (serial,
+// read-only). Throws std::invalid_argument naming the file when it is not a
+// partial catalog of this job (other fingerprint or shape) or cannot be read.
+std::vector<std::uint8_t> read_partial_checkpoint(const std::string& partial_path, std::uint64_t job_fingerprint,
+                                                  const CheckpointShape& shape);
 
 class CatalogWriter {
  public:
@@ -62,9 +56,16 @@ class CatalogWriter {
   CatalogWriter& operator=(CatalogWriter&&) = default;
   ~CatalogWriter();
 
-  // Independent: marks items [first, first + count) finished with their values
-  // (count x slots). Values are written before the done flags.
-  void record_finished(std::uint64_t first, std::uint64_t count, const std::vector<double>& values);
+  // Independent: marks items [first, first + count) finished; their encoded
+  // results `values` go to /checkpoint/values from `value_offset` on. Values
+  // are written before the done flags, so a flag never points at missing data.
+  void record_finished(std::uint64_t first, std::uint64_t count, std::uint64_t value_offset,
+                       const std::vector<double>& values);
+  // Independent reads of the checkpoint (after flush(), every rank's records are visible).
+  std::vector<std::uint8_t> read_done(std::uint64_t first, std::uint64_t count) const;
+  std::vector<double> read_values(std::uint64_t offset, std::uint64_t count) const;
+  // Makes every rank's records durable and visible to all ranks.
+  void flush();
 
   // Writes /plans and /stages. `mine` are this rank's plans, in global order
   // after those of lower ranks; their stage_offset/plan_row fields are filled in.

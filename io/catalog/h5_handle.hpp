@@ -3,6 +3,8 @@
 // HDF5 call into an exception naming what was being done.
 #include <hdf5.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -40,9 +42,13 @@ class H5Handle {
   Closer closer_ = nullptr;
 };
 
-// Throws std::runtime_error("HDF5: <what> failed") when an HDF5 call reports failure.
+// Throws std::runtime_error("HDF5: <what> failed") when an HDF5 call reports
+// failure; with NESTFAST_HDF5_DEBUG set, HDF5's own error stack is printed first.
 inline hid_t h5_check(hid_t result, const std::string& what) {
-  if (result < 0) throw std::runtime_error("HDF5: " + what + " failed");
+  if (result < 0) {
+    if (std::getenv("NESTFAST_HDF5_DEBUG") != nullptr) H5Eprint2(H5E_DEFAULT, stderr);
+    throw std::runtime_error("HDF5: " + what + " failed");
+  }
   return result;
 }
 

@@ -1,0 +1,154 @@
+// The parallel catalog file on its own: collective creation, independent
+// checkpoint records from every rank, a reopen for resume, disjoint plan rows,
+// and the final rename; read back with the serial read-only reader.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "io/archive/archive.hpp"
+#include "io/archive/job_serialization.hpp"
+#include "io/catalog/catalog_reader.hpp"
+#include "io/catalog/catalog_writer.hpp"
+#include "io/job/job_file.hpp"
+
+namespace nestfast::io {
+namespace {
+
+int rank() {
+  int value = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &value);
+  return value;
+}
+
+int ranks() {
+  int value = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &value);
+  return value;
+}
+
+std::string shared_path(const char* tag) {
+  char name[128] = {};
+  if (rank() == 0) std::snprintf(name, sizeof name, "/tmp/nestfast_catalog_%s_%d.h5", tag, static_cast<int>(::getpid()));
+  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return name;
+}
+
+PlanEntry plan_for(int point, int stages) {
+  PlanEntry plan;
+  plan.row.point_id = static_cast<std::uint64_t>(point);
+  set_fixed(plan.row.model, "model-" + std::to_string(point));
+  set_fixed(plan.row.kind, "nest");
+  plan.row.feasible = 1;
+  plan.row.pp = stages;
+  plan.row.iter_time_s = 1.5 + point;
+  for (int s = 0; s < stages; ++s) {
+    StageRow stage;
+    stage.first_layer = s;
+    stage.last_layer = s;
+    stage.fw_s = 0.25 * s;
+    plan.stages.push_back(stage);
+  }
+  return plan;
+}
+
+TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
+  const std::string partial = shared_path("writer") + ".partial";
+  const std::string final_path = partial.substr(0, partial.size() - 8);
+  const CheckpointShape shape{static_cast<std::uint64_t>(ranks()) * 3, static_cast<std::uint64_t>(ranks()) * 6};
+  CatalogIdentity identity{"test-job", "[job]\nname = \"test-job\"\n", 0xfeedULL};
+  {
+    CatalogWriter writer = CatalogWriter::create(MPI_COMM_WORLD, partial, identity, shape);
+    // Each rank finishes its first two items (two values each).
+    const std::uint64_t first = static_cast<std::uint64_t>(rank()) * 3;
+    writer.record_finished(first, 2, first * 2, {1.0 * rank(), 2.0, 3.0, 4.0});
+    writer.flush();
+  }
+  // Resume: rank 0 reads the flags serially, as the job does.
+  std::vector<std::uint8_t> done;
+  if (rank() == 0) {
+    done = read_partial_checkpoint(partial, 0xfeedULL, shape);
+    EXPECT_THROW(read_partial_checkpoint(partial, 0xbeefULL, shape), std::invalid_argument);
+    EXPECT_THROW(read_partial_checkpoint(partial, 0xfeedULL, CheckpointShape{shape.items + 1, shape.values}),
+                 std::invalid_argument);
+    for (int r = 0; r < ranks(); ++r) {
+      EXPECT_EQ(done[static_cast<std::size_t>(r) * 3], 1);
+      EXPECT_EQ(done[static_cast<std::size_t>(r) * 3 + 1], 1);
+      EXPECT_EQ(done[static_cast<std::size_t>(r) * 3 + 2], 0);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CatalogWriter writer = CatalogWriter::reopen(MPI_COMM_WORLD, partial, shape);
+  const std::uint64_t last = static_cast<std::uint64_t>(rank()) * 3 + 2;
+  writer.record_finished(last, 1, last * 2, {7.0, 8.0});
+  writer.flush();
+  // Every rank sees every other rank's records.
+  const std::vector<std::uint8_t> all_done = writer.read_done(0, shape.items);
+  for (auto flag : all_done) EXPECT_EQ(flag, 1);
+  const std::vector<double> values = writer.read_values(0, shape.values);
+  for (int r = 0; r < ranks(); ++r) {
+    EXPECT_EQ(values[static_cast<std::size_t>(r) * 6], 1.0 * r);
+    EXPECT_EQ(values[static_cast<std::size_t>(r) * 6 + 4], 7.0);
+  }
+
+  // Rank r writes r plans (rank 0 none) with r+1 stages each.
+  std::vector<PlanEntry> mine;
+  for (int i = 0; i < rank(); ++i) mine.push_back(plan_for(rank() * 10 + i, rank() + 1));
+  const std::uint64_t first_row = writer.write_plans(mine);
+  EXPECT_EQ(first_row, static_cast<std::uint64_t>(rank() * (rank() - 1) / 2));
+  writer.write_validation({});
+  writer.complete(final_path);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    const CatalogReader reader(final_path);
+    EXPECT_EQ(reader.string_attribute("format"), "nestfast-catalog");
+    EXPECT_EQ(reader.string_attribute("job"), identity.job_text);
+    EXPECT_EQ(reader.integer_attribute("mpi_ranks"), ranks());
+    EXPECT_FALSE(reader.has("checkpoint"));
+    const std::vector<PlanRow> plans = reader.plans();
+    ASSERT_EQ(plans.size(), static_cast<std::size_t>(ranks() * (ranks() - 1) / 2));
+    std::uint64_t row = 0;
+    for (int r = 1; r < ranks(); ++r) {
+      for (int i = 0; i < r; ++i, ++row) {
+        const PlanRow& plan = plans[row];
+        EXPECT_EQ(plan.point_id, static_cast<std::uint64_t>(r * 10 + i));
+        EXPECT_EQ(get_fixed(plan.model), "model-" + std::to_string(r * 10 + i));
+        ASSERT_EQ(plan.stage_count, static_cast<std::uint64_t>(r + 1));
+        const std::vector<StageRow> stages = reader.stages(plan.stage_offset, plan.stage_count);
+        for (std::size_t s = 0; s < stages.size(); ++s) {
+          EXPECT_EQ(stages[s].plan_row, row);
+          EXPECT_EQ(stages[s].first_layer, static_cast<int>(s));
+        }
+      }
+    }
+    EXPECT_TRUE(reader.validation().empty());
+    std::remove(final_path.c_str());
+  }
+}
+
+TEST(JobArchive, BroadcastCarriesTheWholeJob) {
+  JobSpec job;
+  if (rank() == 0) {
+    job = parse_job("[job]\nname = \"x\"\n[[sweep]]\nmodel = [\"a\", \"b\"]\ncluster = \"c\"\ngpus = [8, 16]\n"
+                    "global_batch = 64\n[search]\ntp = [1, 2]\nsp = [true]\n[validate]\nalgos = [\"fast\"]\n",
+                    "test.toml");
+  }
+  broadcast_archive(MPI_COMM_WORLD, 0, job);
+  EXPECT_EQ(job.name, "x");
+  ASSERT_EQ(job.sweeps.size(), 1u);
+  EXPECT_EQ(job.sweeps[0].models, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(job.sweeps[0].gpus, (std::vector<int>{8, 16}));
+  EXPECT_EQ(job.search.tp, (std::vector<int>{1, 2}));
+  EXPECT_EQ(job.search.sp, (std::vector<bool>{true}));
+  EXPECT_EQ(job.validate.algos, (std::vector<std::string>{"fast"}));
+  EXPECT_EQ(expand_sweep(job).size(), 4u);
+  EXPECT_EQ(job_fingerprint(job), job_fingerprint(job));
+}
+
+}  // namespace
+}  // namespace nestfast::io
