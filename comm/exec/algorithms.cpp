@@ -1,17 +1,19 @@
 #include <stdexcept>
 
 #include "comm/exec/algo_fanout.hpp"
+#include "comm/exec/algo_fast.hpp"
 #include "comm/exec/algo_mpi.hpp"
 #include "comm/exec/algo_pairwise.hpp"
 
 namespace nestfast::comm {
 
 const std::vector<std::string>& alltoallv_algorithm_names() {
-  static const std::vector<std::string> names = {"mpi", "pairwise", "fanout"};
+  static const std::vector<std::string> names = {"fast", "mpi", "pairwise", "fanout"};
   return names;
 }
 
 std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name) {
+  if (name == "fast") return std::make_unique<FastAlltoallv>();
   if (name == "mpi") return std::make_unique<MpiAlltoallv>();
   if (name == "pairwise") return std::make_unique<PairwiseAlltoallv>();
   if (name == "fanout") return std::make_unique<FanoutAlltoallv>();
