@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/cluster/gpu_throughput.hpp"
+#include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/solve.hpp"
 
@@ -78,7 +80,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
   if (problem.global_batch < 1) throw std::invalid_argument("--gbs: must be at least 1");
   const int seq = problem.seq_len > 0 ? problem.seq_len : model.seq_len;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  const int chain = model.num_layers + 2;  // embedding, blocks, head
+  validate_model(model);
+  validate_cluster(problem.cluster);
 
   unsigned recompute_mask = 0;
   for (Recompute mode : space.recompute) recompute_mask |= 1u << static_cast<unsigned>(mode);
@@ -88,13 +91,14 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     return gpus % tp == 0 && model.heads % tp == 0 && kv_heads % tp == 0;
   });
   std::vector<DpInstance> instances;
+  std::string first_rejection;
   for (int tp : tps) {
     const auto cps = choose(space.cp, powers_of_two_up_to(kDefaultMaxCp), [&](int cp) {
       return (gpus / tp) % cp == 0 && (cp == 1 || seq % (2 * cp) == 0);
     });
     for (int cp : cps) {
       const auto pps = choose(space.pp, divisors(gpus / (tp * cp)),
-                              [&](int pp) { return (gpus / (tp * cp)) % pp == 0 && pp <= chain; });
+                              [&](int pp) { return (gpus / (tp * cp)) % pp == 0 && pp <= model.num_layers; });
       for (int pp : pps) {
         const int dp = gpus / (tp * cp * pp);
         if (!contains(space.dp, dp)) continue;
@@ -103,7 +107,9 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
           return dp % ep == 0 && (ep == 1 || (model.moe.enabled() && model.moe.num_experts % ep == 0));
         });
         for (int ep : eps) {
-          const auto sps = choose(space.sp, {0, 1}, [&](int sp) { return sp == 0 || (sp == 1 && tp > 1); });
+          const auto sps = choose(space.sp, {0, 1}, [&](int sp) {
+            return sp == 0 || (sp == 1 && tp > 1 && (seq / cp) % tp == 0);
+          });
           for (int sp : sps) {
             const auto mbss = choose(space.micro_batch, powers_of_two_up_to(kDefaultMaxMicroBatch), [&](int mbs) {
               return problem.global_batch % (dp * mbs) == 0;
@@ -119,6 +125,24 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                 });
                 for (int vpp : vpps) {
                   const std::array<int, kParallelDims> size = {tp, cp, ep, pp, dp / ep};
+                  // The cost model's own check is the last word (and names
+                  // what is wrong when nothing is left).
+                  DpInstance probe;
+                  probe.tp = tp;
+                  probe.cp = cp;
+                  probe.ep = ep;
+                  probe.pp = pp;
+                  probe.dp = dp;
+                  probe.sp = sp;
+                  probe.micro_batch = mbs;
+                  probe.zero_stage = zero;
+                  probe.vpp = vpp;
+                  try {
+                    validate_degrees(model, problem.cluster, execution_skeleton(problem, probe), gpus);
+                  } catch (const std::invalid_argument& error) {
+                    if (first_rejection.empty()) first_rejection = error.what();
+                    continue;
+                  }
                   for (const auto& placement : placements_for(size, space)) {
                     DpInstance instance;
                     instance.problem = 0;
@@ -146,6 +170,7 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     }
   }
   if (instances.empty()) {
+    if (!first_rejection.empty()) throw std::invalid_argument(first_rejection);
     throw std::invalid_argument("no valid parallel configuration: no tp*cp*pp*dp = " + std::to_string(gpus) +
                                 " with gbs " + std::to_string(problem.global_batch) +
                                 " divisible by dp*mbs satisfies the restrictions (check --tp/--pp/--dp/--mbs/--gbs)");

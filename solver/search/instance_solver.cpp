@@ -46,6 +46,19 @@ std::string describe(const DpInstance& instance) {
   return text;
 }
 
+// A rank's time sums its stages part by part, as evaluate_plan does, so the
+// rounding is the same.
+void add(StageTime& sum, const StageTime& part) {
+  sum.forward_compute_s += part.forward_compute_s;
+  sum.backward_compute_s += part.backward_compute_s;
+  sum.recompute_s += part.recompute_s;
+  sum.tp_comm_s += part.tp_comm_s;
+  sum.cp_comm_s += part.cp_comm_s;
+  sum.ep_comm_s += part.ep_comm_s;
+  sum.zero3_gather_s += part.zero3_gather_s;
+  sum.p2p_s += part.p2p_s;
+}
+
 void add(SearchStats& stats, const LevelDpCounters& counters) {
   ++stats.dp_runs;
   stats.states += counters.states;
@@ -186,13 +199,13 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     for (Recompute mode : {Recompute::None, Recompute::Selective, Recompute::Full}) {
       if (!(spec.recompute_mask & (1u << static_cast<unsigned>(mode)))) continue;
       StageFootprint footprint;
-      double t = 0;
+      StageTime rank_time;
       for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
         footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode);
-        t += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
-                        instance.layout.stage_boundary_level(static_cast<int>(i)), mode)
-                 .total_s();
+        add(rank_time, stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
+                                  instance.layout.stage_boundary_level(static_cast<int>(i)), mode));
       }
+      const double t = rank_time.total_s();
       const double bytes = stage_memory(instance.replicas, footprint, depth).total_bytes();
       rank_least = std::min(rank_least, bytes);
       if (bytes <= instance.hbm && t < best_t) {
