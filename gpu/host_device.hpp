@@ -6,10 +6,13 @@
 #include <hip/hip_runtime.h>  // clang's HIP mode declares __host__/__device__ here
 #endif
 
+// solver/search/level_dp_kernel.hpp defines the same macro the same way.
+#ifndef NESTFAST_HD
 #if defined(__CUDACC__) || defined(__HIP__)
 #define NESTFAST_HD __host__ __device__
 #else
 #define NESTFAST_HD
+#endif
 #endif
 
 // True while compiling the device side of a translation unit.

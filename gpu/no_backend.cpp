@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpu/batched_dp_kernel.hpp"
 #include "gpu/buffers.hpp"
 #include "gpu/copy_kernel.hpp"
 #include "gpu/device.hpp"
@@ -43,6 +44,9 @@ void synchronize_device() { require_backend("a device synchronisation"); }
 
 namespace detail {
 void launch_copy_chunks(const CopyRange*, std::uint64_t, const void*, void*) { require_backend("the copy kernel"); }
+void launch_batched_dp(const PackedDpBatch&, std::vector<DpBatchOutput>&, std::vector<int>&) {
+  require_backend("the batched DP kernel");
+}
 }  // namespace detail
 
 }  // namespace nestfast::gpu

@@ -24,6 +24,12 @@
 #define gpuDeviceSynchronize hipDeviceSynchronize
 #define gpuGetLastError hipGetLastError
 #define gpuStream_t hipStream_t
+#define gpuGetDevice hipGetDevice
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+// HIP's opt-in attribute is CUDA-only; on AMD the per-block maximum is all there is.
+#define gpuDevAttrMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
+#define gpuFuncSetAttribute hipFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
 #define NESTFAST_GPU_BACKEND "hip"
 #else
 #include <cuda_runtime.h>
@@ -44,6 +50,11 @@
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 #define gpuGetLastError cudaGetLastError
 #define gpuStream_t cudaStream_t
+#define gpuGetDevice cudaGetDevice
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDevAttrMaxSharedMemoryPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
+#define gpuFuncSetAttribute cudaFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define NESTFAST_GPU_BACKEND "cuda"
 #endif
 
