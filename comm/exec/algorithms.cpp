@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "comm/exec/algo_auto.hpp"
 #include "comm/exec/algo_fanout.hpp"
 #include "comm/exec/algo_fast.hpp"
 #include "comm/exec/algo_mpi.hpp"
@@ -8,12 +9,13 @@
 namespace nestfast::comm {
 
 const std::vector<std::string>& alltoallv_algorithm_names() {
-  static const std::vector<std::string> names = {"fast", "mpi", "pairwise", "fanout"};
+  static const std::vector<std::string> names = {"fast", "mpi", "pairwise", "fanout", "auto"};
   return names;
 }
 
-std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name) {
-  if (name == "fast") return std::make_unique<FastAlltoallv>();
+std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name, const AlgorithmSettings& settings) {
+  if (name == "fast") return std::make_unique<FastAlltoallv>(FastPlanOptions{.quantum = settings.fast_quantum});
+  if (name == "auto") return std::make_unique<AutoAlltoallv>(settings.auto_threshold_bytes);
   if (name == "mpi") return std::make_unique<MpiAlltoallv>();
   if (name == "pairwise") return std::make_unique<PairwiseAlltoallv>();
   if (name == "fanout") return std::make_unique<FanoutAlltoallv>();

@@ -3,6 +3,7 @@
 // so that one harness times, validates and reports them all, as nccl-tests
 // does with one file per collective over a common harness.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,7 +37,15 @@ class Alltoallv {
 // The algorithm names the factory knows, in the order the benchmark lists them.
 const std::vector<std::string>& alltoallv_algorithm_names();
 
+struct AlgorithmSettings {
+  // auto: mpi below this many mean bytes per rank, fast from here up
+  // (measure_auto_threshold measures it; this default is only a fallback).
+  std::uint64_t auto_threshold_bytes = 256U << 10;
+  // fast: FastPlanOptions::quantum (0 = exact decomposition).
+  std::uint64_t fast_quantum = 0;
+};
+
 // std::invalid_argument naming the known algorithms for an unknown name.
-std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name);
+std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name, const AlgorithmSettings& settings = {});
 
 }  // namespace nestfast::comm

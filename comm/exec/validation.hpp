@@ -48,9 +48,19 @@ struct ValidationResult {
   double lb_us = 0;              // server lower bound (comm.md section 4) at the measured rank bandwidth
   double efficiency = 0;         // lb_us / time_us_avg
   std::uint64_t wrong = 0;       // bytes that arrived wrong
-  double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank
+  double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank (0: none given)
+  std::string picked;            // the algorithm that ran: algo itself, or auto's choice
+  int stages = 0;                // communication stages of one exchange
+  std::string first_bad;         // "(src s, dst d, offset o), ..." for the first wrong bytes, "" if none
 };
 
+// Requests with expert parallelism (ep > 1 and experts > 0) run their EP
+// all-to-all: groups of min(ep, ranks) consecutive ranks, each exchanging a
+// moe:experts,top_k,skew token routing (seeded per group); ranks left over
+// idle. Other requests run only with settings.all_plans, as a uniform
+// all-to-all over all ranks. Rows come back identical on every rank, in
+// (request, size, algorithm) order. std::invalid_argument (on every rank) for
+// bad settings: unknown algorithm, malformed sizes or skew, iterations < 1.
 std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
                                              const std::vector<ValidationRequest>& requests);
 

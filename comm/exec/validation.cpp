@@ -1,0 +1,119 @@
+#include "comm/exec/validation.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "comm/exec/algo_auto.hpp"
+#include "comm/exec/size_range.hpp"
+#include "comm/exec/sweep_point.hpp"
+#include "comm/workload/workload.hpp"
+
+namespace nestfast::comm {
+
+namespace {
+
+// validate.skew: "zipf:S" or "uniform" (S = 0), the popularity exponent of the experts.
+double skew_exponent(const std::string& skew) {
+  if (skew == "uniform") return 0;
+  const std::string prefix = "zipf:";
+  if (skew.rfind(prefix, 0) == 0) {
+    try {
+      std::size_t used = 0;
+      const double exponent = std::stod(skew.substr(prefix.size()), &used);
+      if (used == skew.size() - prefix.size() && exponent >= 0) return exponent;
+    } catch (const std::exception&) {
+    }
+  }
+  throw std::invalid_argument("validate.skew: '" + skew + "' is not 'uniform' or 'zipf:S' with S >= 0");
+}
+
+bool runs(const ValidationRequest& request, const ValidationSettings& settings) {
+  return (request.ep > 1 && request.experts > 0) || settings.all_plans;
+}
+
+// The plan's all-to-all on `ranks` ranks (see run_validation in the header).
+TrafficMatrix request_traffic(const ValidationRequest& request, const ValidationSettings& settings, int ranks,
+                              std::uint64_t bytes_per_rank) {
+  if (request.ep <= 1 || request.experts <= 0) return make_workload("uniform", ranks, bytes_per_rank, settings.seed);
+  const int group = std::min(request.ep, ranks);
+  WorkloadSpec spec;
+  spec.kind = WorkloadSpec::Kind::moe;
+  spec.experts = request.experts;
+  spec.top_k = request.top_k;
+  spec.skew = skew_exponent(settings.skew);
+  TrafficMatrix demand(ranks);
+  for (int first = 0; first + group <= ranks; first += group) {
+    const TrafficMatrix part =
+        make_workload(spec, group, bytes_per_rank, settings.seed + static_cast<std::uint64_t>(first / group));
+    for (int src = 0; src < group; ++src) {
+      for (int dst = 0; dst < group; ++dst) demand(first + src, first + dst) = part(src, dst);
+    }
+  }
+  return demand;
+}
+
+void check_settings(const ValidationSettings& settings) {
+  if (settings.iterations < 1) throw std::invalid_argument("validate.iterations must be >= 1");
+  if (settings.warmup < 0) throw std::invalid_argument("validate.warmup must be >= 0");
+  if (settings.algos.empty()) throw std::invalid_argument("validate.algos is empty");
+  for (const std::string& name : settings.algos) make_alltoallv(name);  // throws for an unknown name
+  skew_exponent(settings.skew);
+}
+
+ValidationResult result_row(const ValidationRequest& request, const ServerTopology& topology,
+                            const PointResult& point, const Measurement& run) {
+  ValidationResult row;
+  row.plan_row = request.plan_row;
+  row.algo = run.algo;
+  row.picked = run.algo == "auto" ? run.decision : run.algo;
+  row.bytes_per_rank = point.bytes_per_rank;
+  row.servers = topology.map().servers();
+  row.gpus_per_server = topology.map().max_gpus_per_server();
+  row.time_us_min = run.min_s * 1e6;
+  row.time_us_avg = run.avg_s * 1e6;
+  row.time_us_max = run.max_s * 1e6;
+  const double ranks = topology.ranks();
+  row.algbw_GBps = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
+  row.busbw_GBps = row.algbw_GBps * (ranks - 1) / ranks;
+  row.lb_us = point.lower_bound_s * 1e6;
+  row.efficiency = run.avg_s > 0 ? point.lower_bound_s / run.avg_s : 0;
+  row.wrong = run.wrong;
+  if (request.predicted_bytes_per_rank > 0) {
+    row.predicted_us = request.predicted_s * 1e6 * static_cast<double>(point.bytes_per_rank) /
+                       static_cast<double>(request.predicted_bytes_per_rank);
+  }
+  row.stages = run.stages;
+  row.first_bad = describe_bad_bytes(run.first_bad);
+  return row;
+}
+
+}  // namespace
+
+std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
+                                             const std::vector<ValidationRequest>& requests) {
+  std::vector<ValidationResult> rows;
+  if (!settings.enabled) return rows;
+  check_settings(settings);
+  const std::vector<std::uint64_t> sizes = parse_size_range(settings.sizes, "validate.sizes");
+  if (std::none_of(requests.begin(), requests.end(), [&](const auto& r) { return runs(r, settings); })) return rows;
+
+  const ServerTopology topology(comm, settings.virtual_servers);
+  const RankBandwidth bandwidth = measure_rank_bandwidth(topology);
+  AlgorithmSettings algorithm_settings;
+  if (std::find(settings.algos.begin(), settings.algos.end(), "auto") != settings.algos.end()) {
+    algorithm_settings.auto_threshold_bytes = measure_auto_threshold(topology).bytes;
+  }
+  const HarnessOptions options{.iterations = settings.iterations, .warmup = settings.warmup, .validate = true,
+                               .seed = settings.seed};
+  for (const ValidationRequest& request : requests) {
+    if (!runs(request, settings)) continue;
+    for (const std::uint64_t size : sizes) {
+      const TrafficMatrix demand = request_traffic(request, settings, topology.ranks(), size);
+      const PointResult point = measure_point(topology, demand, size, settings.algos, algorithm_settings, options, bandwidth);
+      for (const Measurement& run : point.runs) rows.push_back(result_row(request, topology, point, run));
+    }
+  }
+  return rows;
+}
+
+}  // namespace nestfast::comm
