@@ -12,6 +12,7 @@
 
 #include "gpu/batched_dp.hpp"
 #include "gpu/device.hpp"
+#include "gpu/random_dp_instances.hpp"
 
 namespace nestfast::gpu {
 namespace {
@@ -20,43 +21,6 @@ using search::kDpInfinity;
 
 double& cell(FlatDpInstance& instance, int column, int layer) {
   return instance.layer_values[static_cast<std::size_t>(column * instance.layers + layer)];
-}
-
-// Random instances of every shape: ties (integer costs), memory-bound and
-// infeasible ones, parameter caps, outside bottleneck limits, masks.
-FlatDpInstance random_instance(std::mt19937& random, int max_layers) {
-  auto uniform = [&](double low, double high) { return std::uniform_real_distribution<double>(low, high)(random); };
-  auto integer = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); };
-  FlatDpInstance instance;
-  instance.layers = integer(1, max_layers);
-  instance.stages = integer(1, std::min(instance.layers, 12));
-  instance.levels = integer(0, 3);
-  instance.layer_values.assign(static_cast<std::size_t>(kLayerColumns * instance.layers), 0.0);
-  const bool ties = integer(0, 3) == 0;
-  for (int layer = 0; layer < instance.layers; ++layer) {
-    const double base = ties ? integer(1, 4) : uniform(0.5, 2.0);
-    // Recompute trades time for memory: none < selective < full in time, > in stash.
-    cell(instance, kTimeColumn + 0, layer) = base;
-    cell(instance, kTimeColumn + 1, layer) = ties ? base + 1 : base * uniform(1.0, 1.2);
-    cell(instance, kTimeColumn + 2, layer) = ties ? base + 2 : base * uniform(1.2, 1.4);
-    cell(instance, kStateColumn, layer) = uniform(0, 10);
-    cell(instance, kStashColumn + 0, layer) = uniform(2, 4);
-    cell(instance, kStashColumn + 1, layer) = uniform(1, 2);
-    cell(instance, kStashColumn + 2, layer) = uniform(0, 0.5);
-    cell(instance, kSyncColumn, layer) = ties ? integer(0, 3) : uniform(0, 1);
-    cell(instance, kWorkingColumn, layer) = uniform(0, 5);
-  }
-  for (int k = 0; k < instance.levels * instance.layers; ++k) instance.boundary_s.push_back(uniform(0, 0.5));
-  for (int rank = 0; rank < instance.stages; ++rank) {
-    instance.rank_level.push_back(rank == 0 ? -1 : integer(-1, instance.levels - 1));
-    instance.stash_depth.push_back(static_cast<double>(instance.stages - rank));  // 1F1B
-  }
-  // From roomy to infeasible: the whole model's state on one device is ~5 * layers.
-  instance.hbm_bytes = uniform(5, 30) * instance.layers / instance.stages + uniform(0, 20);
-  instance.mode_mask = static_cast<unsigned>(integer(0, 7) == 0 ? integer(0, 7) : 7);
-  if (integer(0, 2) == 0) instance.param_cap = uniform(0.3, 1.0) * 0.5 * instance.layers;
-  if (integer(0, 4) == 0) instance.bottleneck_limit = uniform(1, 3) * instance.layers / instance.stages;
-  return instance;
 }
 
 // Every partition of the layers into the instance's stages.
@@ -161,7 +125,7 @@ TEST(GpuBatchedDp, CpuReferenceMatchesBruteForce) {
   std::mt19937 random(11);
   int feasible = 0;
   for (int k = 0; k < 400; ++k) {
-    const FlatDpInstance instance = random_instance(random, 9);
+    const FlatDpInstance instance = random_flat_dp_instance(random, 9);
     const HostTables tables(instance);
     const FlatDpResult result = solve_flat_dp_cpu(instance);
     ASSERT_EQ(result.bottleneck, brute_force(instance, tables.oracle)) << "instance " << k;
@@ -183,7 +147,7 @@ TEST(GpuBatchedDp, CpuReferenceMatchesBruteForce) {
 TEST(GpuBatchedDp, HostEmulationOfTheKernelEqualsTheCpuDpOnRandomInstances) {
   std::mt19937 random(2026);
   std::vector<FlatDpInstance> instances;
-  for (int k = 0; k < 1200; ++k) instances.push_back(random_instance(random, k % 10 == 0 ? 130 : 40));
+  for (int k = 0; k < 1200; ++k) instances.push_back(random_flat_dp_instance(random, k % 10 == 0 ? 130 : 40));
   const std::vector<FlatDpResult> batch = solve_flat_dp_batch_emulated(instances);
   ASSERT_EQ(batch.size(), instances.size());
   std::size_t feasible = 0;
@@ -198,7 +162,7 @@ TEST(GpuBatchedDp, HostEmulationOfTheKernelEqualsTheCpuDpOnRandomInstances) {
 
 TEST(GpuBatchedDp, RejectsMalformedInstancesNamingTheField) {
   std::mt19937 random(3);
-  std::vector<FlatDpInstance> instances = {random_instance(random, 10), random_instance(random, 10)};
+  std::vector<FlatDpInstance> instances = {random_flat_dp_instance(random, 10), random_flat_dp_instance(random, 10)};
   instances[1].stash_depth.push_back(1.0);
   try {
     (void)solve_flat_dp_batch_emulated(instances);
@@ -206,10 +170,10 @@ TEST(GpuBatchedDp, RejectsMalformedInstancesNamingTheField) {
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("DP instance 1: stash_depth"), std::string::npos) << error.what();
   }
-  instances[1] = random_instance(random, 10);
+  instances[1] = random_flat_dp_instance(random, 10);
   instances[1].layer_values[0] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW((void)solve_flat_dp_batch_emulated(instances), std::invalid_argument);
-  instances[1] = random_instance(random, 10);
+  instances[1] = random_flat_dp_instance(random, 10);
   instances[1].rank_level[0] = instances[1].levels;
   EXPECT_THROW((void)solve_flat_dp_cpu(instances[1]), std::invalid_argument);
 }
@@ -218,7 +182,7 @@ TEST(GpuBatchedDp, DeviceKernelEqualsTheCpuDpOnRandomInstances) {
   if (device_count() == 0) GTEST_SKIP() << "no GPU device present (backend: " << backend_name() << ")";
   std::mt19937 random(77);
   std::vector<FlatDpInstance> instances;
-  for (int k = 0; k < 3000; ++k) instances.push_back(random_instance(random, k % 10 == 0 ? 200 : 60));
+  for (int k = 0; k < 3000; ++k) instances.push_back(random_flat_dp_instance(random, k % 10 == 0 ? 200 : 60));
   const std::vector<FlatDpResult> device = solve_flat_dp_batch(instances);
   ASSERT_EQ(device.size(), instances.size());
   for (std::size_t k = 0; k < instances.size(); ++k) expect_same(device[k], solve_flat_dp_cpu(instances[k]), k);
@@ -227,7 +191,7 @@ TEST(GpuBatchedDp, DeviceKernelEqualsTheCpuDpOnRandomInstances) {
 TEST(GpuBatchedDp, DeviceBatchWithoutABackEndSaysSo) {
   if (backend_name() != "none") GTEST_SKIP() << "this build has the " << backend_name() << " back-end";
   std::mt19937 random(5);
-  const std::vector<FlatDpInstance> instances = {random_instance(random, 5)};
+  const std::vector<FlatDpInstance> instances = {random_flat_dp_instance(random, 5)};
   EXPECT_THROW((void)solve_flat_dp_batch(instances), std::runtime_error);
 }
 
