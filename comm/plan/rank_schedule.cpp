@@ -24,35 +24,114 @@ void for_each_block(const FastPlan& plan, int owner, int server, std::uint64_t b
   }
 }
 
-// Reads a rail stream front to back, a stage's worth at a time.
+// Reads a rail stream front to back, a stage's worth at a time, split into
+// the demand blocks it covers. Remembers the block it stopped in, so reading
+// a whole stream costs O(segments + blocks), however many stages cut it.
 class StreamCursor {
  public:
   StreamCursor() = default;
-  explicit StreamCursor(std::span<const StreamSegment> segments) : segments_(segments) {}
+  StreamCursor(const FastPlan& plan, std::span<const StreamSegment> segments) : plan_(&plan), segments_(segments) {}
 
-  // Takes up to `amount` bytes: visit(segment, begin, end) per segment range.
+  // Takes up to `amount` bytes: visit(segment, dst, offset in block, length,
+  // stream position) per block piece, in stream order.
   template <class Visit>
   std::uint64_t take(std::uint64_t amount, Visit&& visit) {
     std::uint64_t taken = 0;
     while (taken < amount && next_ < segments_.size()) {
       const StreamSegment& segment = segments_[next_];
-      const std::uint64_t begin = segment.begin + into_;
-      const std::uint64_t end = std::min(segment.end, begin + (amount - taken));
-      visit(segment, begin, end);
-      taken += end - begin;
-      into_ = end - segment.begin;
-      if (end == segment.end) {
+      if (!positioned_) enter(segment);
+      const int dst = plan_->map.rank_at(segment.server, block_);
+      const std::uint64_t block_end = block_start_ + plan_->demand(segment.owner, dst);
+      const std::uint64_t end = std::min({segment.end, block_end, position_ + (amount - taken)});
+      if (position_ < end) {
+        visit(segment, dst, position_ - block_start_, end - position_, position_);
+        taken += end - position_;
+        position_ = end;
+      }
+      if (position_ == segment.end) {
         ++next_;
-        into_ = 0;
+        positioned_ = false;
+      } else if (position_ == block_end) {
+        ++block_;
+        block_start_ = block_end;
       }
     }
     return taken;
   }
 
  private:
+  // Moves to the block holding the segment's first byte.
+  void enter(const StreamSegment& segment) {
+    block_ = 0;
+    block_start_ = 0;
+    while (true) {
+      const std::uint64_t length = plan_->demand(segment.owner, plan_->map.rank_at(segment.server, block_));
+      if (block_start_ + length > segment.begin) break;
+      block_start_ += length;
+      ++block_;
+    }
+    position_ = segment.begin;
+    positioned_ = true;
+  }
+
+  const FastPlan* plan_ = nullptr;
   std::span<const StreamSegment> segments_;
   std::size_t next_ = 0;
-  std::uint64_t into_ = 0;
+  bool positioned_ = false;
+  std::uint64_t position_ = 0;     // in the owner's stream
+  int block_ = 0;                  // local index of the block's destination on the segment's server
+  std::uint64_t block_start_ = 0;  // stream position where that block starts
+};
+
+// Follows a rail stream like StreamCursor, but visits only the bytes of one
+// destination's block in each segment: what a rank gets forwarded from
+// another proxy. O(segments * GPUs per server + stages) for the whole stream.
+class OneBlockCursor {
+ public:
+  OneBlockCursor() = default;
+  OneBlockCursor(const FastPlan& plan, std::span<const StreamSegment> segments, int dst)
+      : plan_(&plan), segments_(segments), dst_(dst) {}
+
+  // Advances by up to `amount` bytes; visit(segment, offset in block, length)
+  // for the part of them in dst's block.
+  template <class Visit>
+  void take(std::uint64_t amount, Visit&& visit) {
+    std::uint64_t taken = 0;
+    while (taken < amount && next_ < segments_.size()) {
+      const StreamSegment& segment = segments_[next_];
+      if (!positioned_) enter(segment);
+      const std::uint64_t end = std::min(segment.end, position_ + (amount - taken));
+      const std::uint64_t from = std::max(position_, mine_begin_), to = std::min(end, mine_end_);
+      if (from < to) visit(segment, from - mine_begin_, to - from);
+      taken += end - position_;
+      position_ = end;
+      if (position_ == segment.end) {
+        ++next_;
+        positioned_ = false;
+      }
+    }
+  }
+
+ private:
+  void enter(const StreamSegment& segment) {
+    mine_begin_ = 0;
+    for (int j = 0; j < plan_->map.gpus_on(segment.server); ++j) {
+      const int dst = plan_->map.rank_at(segment.server, j);
+      if (dst == dst_) break;
+      mine_begin_ += plan_->demand(segment.owner, dst);
+    }
+    mine_end_ = mine_begin_ + plan_->demand(segment.owner, dst_);
+    position_ = segment.begin;
+    positioned_ = true;
+  }
+
+  const FastPlan* plan_ = nullptr;
+  std::span<const StreamSegment> segments_;
+  int dst_ = 0;
+  std::size_t next_ = 0;
+  bool positioned_ = false;
+  std::uint64_t position_ = 0;
+  std::uint64_t mine_begin_ = 0, mine_end_ = 0;  // dst's block in the current segment's owner stream
 };
 
 // Where each balance range this rank took sits in its staging buffer.
@@ -165,34 +244,33 @@ class ScheduleBuilder {
     const int S = map_.servers();
     const std::size_t K = plan_.stage_count();
     std::vector<StreamCursor> sends(static_cast<std::size_t>(S));
-    for (int t = 0; t < S; ++t) sends[t] = StreamCursor(plan_.rail_stream(rank_, t));
+    for (int t = 0; t < S; ++t) sends[t] = StreamCursor(plan_, plan_.rail_stream(rank_, t));
     // What lane i of server u sends to this server: cursor [u * m + i].
     const auto m = static_cast<std::size_t>(map_.gpus_on(server_));
-    std::vector<StreamCursor> arriving(static_cast<std::size_t>(S) * m);
+    // (this rank is the proxy of its own lane only).
+    std::vector<StreamCursor> arriving(static_cast<std::size_t>(S));
+    std::vector<OneBlockCursor> forwarded(static_cast<std::size_t>(S) * m);
     for (int u = 0; u < S; ++u) {
       for (int i = 0; i < map_.lanes(u, server_); ++i) {
-        arriving[static_cast<std::size_t>(u) * m + i] = StreamCursor(plan_.rail_stream(map_.rank_at(u, i), server_));
+        const auto stream = plan_.rail_stream(map_.rank_at(u, i), server_);
+        if (i == lane_) arriving[u] = StreamCursor(plan_, stream);
+        else forwarded[static_cast<std::size_t>(u) * m + i] = OneBlockCursor(plan_, stream, rank_);
       }
     }
     out_.rail_sends.assign(K, Transfer{});
     out_.rail_recvs.assign(K, Transfer{});
     out_.forward_send_begin.assign(K + 1, 0);
     out_.forward_recv_begin.assign(K + 1, 0);
-    std::vector<Piece> kept_order;
     for (std::size_t k = 0; k < K; ++k) {
       const std::uint64_t weight = plan_.stage_weights[k];
       const int to_server = plan_.stage_perm(k)[server_];
       if (to_server != server_ && lane_ < map_.lanes(server_, to_server)) {
         Transfer send = open(map_.rank_at(to_server, lane_));
-        sends[to_server].take(weight, [&](const StreamSegment& segment, std::uint64_t begin, std::uint64_t end) {
-          const bool own = segment.owner == rank_;
-          const std::uint64_t staging = own ? 0 : staging_of(segment);
-          for_each_block(plan_, segment.owner, to_server, begin, end,
-                         [&](int dst, std::uint64_t offset, std::uint64_t length, std::uint64_t position) {
-                           const std::uint64_t at = own ? out_.send_displs[dst] + offset
-                                                        : staging + (position - segment.begin);
-                           add(send, {segment.owner, dst, offset, length, at});
-                         });
+        sends[to_server].take(weight, [&](const StreamSegment& segment, int dst, std::uint64_t offset, std::uint64_t length,
+                                          std::uint64_t position) {
+          const std::uint64_t at = segment.owner == rank_ ? out_.send_displs[dst] + offset
+                                                          : staging_of(segment) + (position - segment.begin);
+          add(send, {segment.owner, dst, offset, length, at});
         });
         close(send);
         if (send.bytes > 0) out_.rail_sends[k] = send;
@@ -203,11 +281,8 @@ class ScheduleBuilder {
       const int from_server = plan_.stage_source(k)[server_];
       if (from_server == server_) continue;
       for (int i = 0; i < map_.lanes(from_server, server_); ++i) {
-        StreamCursor& cursor = arriving[static_cast<std::size_t>(from_server) * m + i];
-        const int proxy = map_.rank_at(server_, i);
-        const int sender = map_.rank_at(from_server, i);
-        if (proxy == rank_) receive_rail(k, sender, cursor, weight);
-        else receive_forwarded(proxy, cursor, weight);
+        if (i == lane_) receive_rail(k, map_.rank_at(from_server, i), arriving[from_server], weight);
+        else receive_forwarded(map_.rank_at(server_, i), forwarded[static_cast<std::size_t>(from_server) * m + i], weight);
       }
     }
     out_.forward_send_begin[K] = static_cast<std::uint32_t>(out_.forward_sends.size());
@@ -219,12 +294,9 @@ class ScheduleBuilder {
   void receive_rail(std::size_t k, int sender, StreamCursor& cursor, std::uint64_t weight) {
     Transfer recv = open(sender);
     std::uint64_t position = 0;
-    cursor.take(weight, [&](const StreamSegment& segment, std::uint64_t begin, std::uint64_t end) {
-      for_each_block(plan_, segment.owner, server_, begin, end,
-                     [&](int dst, std::uint64_t offset, std::uint64_t length, std::uint64_t) {
-                       add(recv, {segment.owner, dst, offset, length, position});
-                       position += length;
-                     });
+    cursor.take(weight, [&](const StreamSegment& segment, int dst, std::uint64_t offset, std::uint64_t length, std::uint64_t) {
+      add(recv, {segment.owner, dst, offset, length, position});
+      position += length;
     });
     close(recv);
     if (recv.bytes == 0) {
@@ -232,7 +304,8 @@ class ScheduleBuilder {
       return;
     }
     out_.rail_recvs[k] = recv;
-    std::vector<Piece> onward;
+    std::vector<Piece>& onward = onward_;
+    onward.clear();
     for (std::uint32_t p = recv.first_piece; p < recv.first_piece + recv.piece_count; ++p) {
       if (out_.pieces[p].dst != rank_) onward.push_back(out_.pieces[p]);
     }
@@ -246,13 +319,10 @@ class ScheduleBuilder {
   }
 
   // Another GPU of this server is the proxy: it forwards the pieces for this rank.
-  void receive_forwarded(int proxy, StreamCursor& cursor, std::uint64_t weight) {
+  void receive_forwarded(int proxy, OneBlockCursor& cursor, std::uint64_t weight) {
     Transfer recv = open(proxy);
-    cursor.take(weight, [&](const StreamSegment& segment, std::uint64_t begin, std::uint64_t end) {
-      for_each_block(plan_, segment.owner, server_, begin, end,
-                     [&](int dst, std::uint64_t offset, std::uint64_t length, std::uint64_t) {
-                       if (dst == rank_) add(recv, {segment.owner, dst, offset, length, out_.recv_displs[segment.owner] + offset});
-                     });
+    cursor.take(weight, [&](const StreamSegment& segment, std::uint64_t offset, std::uint64_t length) {
+      add(recv, {segment.owner, rank_, offset, length, out_.recv_displs[segment.owner] + offset});
     });
     close(recv);
     if (recv.bytes > 0) out_.forward_recvs.push_back(recv);
@@ -265,6 +335,7 @@ class ScheduleBuilder {
   int server_ = 0;
   int lane_ = 0;
   std::vector<StagedRange> staged_;
+  std::vector<Piece> onward_;  // scratch of receive_rail
   RankSchedule out_;
 };
 

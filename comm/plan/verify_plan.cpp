@@ -153,10 +153,8 @@ class Verifier {
     std::uint64_t h = mix(channel ^ mix(k ^ mix(static_cast<std::uint64_t>(from) ^ mix(static_cast<std::uint64_t>(to)))));
     for (std::uint32_t p = transfer.first_piece; p < transfer.first_piece + transfer.piece_count; ++p) {
       const Piece& piece = schedule.pieces[p];
-      h = mix(h ^ static_cast<std::uint64_t>(piece.src));
-      h = mix(h ^ static_cast<std::uint64_t>(piece.dst));
-      h = mix(h ^ piece.offset);
-      h = mix(h ^ piece.length);
+      h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(piece.src)) << 32 | static_cast<std::uint32_t>(piece.dst)));
+      h = mix(h ^ piece.offset ^ (piece.length << 40) ^ (piece.length >> 24));
     }
     return h;
   }
@@ -220,44 +218,46 @@ class Verifier {
       return;
     }
     for (std::size_t k = 0; k < K && !full(); ++k) {
-      const std::string where = who + " stage " + std::to_string(k);
+      auto where = [&] { return who + " stage " + std::to_string(k); };
       const std::uint64_t weight = plan_.stage_weights[k];
       const Transfer& send = schedule.rail_sends[k];
       if (send.peer >= 0) {
         const int t = plan_.stage_perm(k)[s];
         if (t == s || map_.server_of(send.peer) != t || map_.local_index(send.peer) != map_.local_index(rank)) {
-          fail(where + ": rail send is not to its rail peer on server " + std::to_string(t));
+          fail(where() + ": rail send is not to its rail peer on server " + std::to_string(t));
         }
-        if (send.bytes > weight) fail(where + ": sends " + std::to_string(send.bytes) + " bytes, above the weight " + std::to_string(weight));
+        if (send.bytes > weight) fail(where() + ": sends " + std::to_string(send.bytes) + " bytes, above the weight " + std::to_string(weight));
         for (const Piece& piece : pieces_of(send)) {
-          if (!inside_block(piece) || map_.server_of(piece.dst) != t) fail(where + ": rail piece bound for another server");
-          else if (!holds(schedule, staged, piece)) fail(where + ": sends bytes it does not hold");
+          if (!inside_block(piece) || map_.server_of(piece.dst) != t) fail(where() + ": rail piece bound for another server");
+          else if (!holds(schedule, staged, piece)) fail(where() + ": sends bytes it does not hold");
         }
         sent(kRail, k, send.peer, schedule, send);
       }
       const Transfer& recv = schedule.rail_recvs[k];
-      std::vector<Piece> onward;
+      std::vector<Piece>& onward = onward_;
+      onward.clear();
       if (recv.peer >= 0) {
         const int from = plan_.stage_source(k)[s];
         if (from == s || map_.server_of(recv.peer) != from || map_.local_index(recv.peer) != map_.local_index(rank)) {
-          fail(where + ": rail receive is not from its rail peer");
+          fail(where() + ": rail receive is not from its rail peer");
         }
-        if (recv.bytes > weight) fail(where + ": receives more than the weight");
+        if (recv.bytes > weight) fail(where() + ": receives more than the weight");
         std::uint64_t position = 0;
         for (const Piece& piece : pieces_of(recv)) {
-          if (piece.at != position) fail(where + ": received pieces are not packed");
+          if (piece.at != position) fail(where() + ": received pieces are not packed");
           position += piece.length;
-          if (!inside_block(piece) || map_.server_of(piece.dst) != s) fail(where + ": received a piece for another server");
+          if (!inside_block(piece) || map_.server_of(piece.dst) != s) fail(where() + ": received a piece for another server");
           else if (piece.dst == rank) delivered.push_back({piece.src, piece.dst, piece.offset, piece.length, schedule.recv_displs[piece.src] + piece.offset});
           else onward.push_back(piece);
         }
         received(kRail, k, recv.peer, schedule, recv);
       }
-      std::vector<Piece> forwarded;
+      std::vector<Piece>& forwarded = forwarded_;
+      forwarded.clear();
       for (std::uint32_t f = schedule.forward_send_begin[k]; f < schedule.forward_send_begin[k + 1]; ++f) {
         const Transfer& forward = schedule.forward_sends[f];
         for (const Piece& piece : pieces_of(forward)) {
-          if (piece.dst != forward.peer) fail(where + ": forwards a piece to the wrong rank");
+          if (piece.dst != forward.peer) fail(where() + ": forwards a piece to the wrong rank");
           forwarded.push_back(piece);
         }
         sent(kForward, k, forward.peer, schedule, forward);
@@ -265,12 +265,12 @@ class Verifier {
       auto by_position = [](const Piece& a, const Piece& b) { return a.at < b.at; };
       std::sort(onward.begin(), onward.end(), by_position);
       std::sort(forwarded.begin(), forwarded.end(), by_position);
-      if (onward != forwarded) fail(where + ": forwards other than what it received for its neighbours");
+      if (onward != forwarded) fail(where() + ": forwards other than what it received for its neighbours");
       for (std::uint32_t f = schedule.forward_recv_begin[k]; f < schedule.forward_recv_begin[k + 1]; ++f) {
         const Transfer& forward = schedule.forward_recvs[f];
-        if (map_.server_of(forward.peer) != s || forward.peer == rank) fail(where + ": forwarded bytes come from off its server");
+        if (map_.server_of(forward.peer) != s || forward.peer == rank) fail(where() + ": forwarded bytes come from off its server");
         for (const Piece& piece : pieces_of(forward)) {
-          if (piece.dst != rank) fail(where + ": receives a forwarded piece for another rank");
+          if (piece.dst != rank) fail(where() + ": receives a forwarded piece for another rank");
           delivered.push_back(piece);
         }
         received(kForward, k, forward.peer, schedule, forward);
@@ -302,8 +302,18 @@ class Verifier {
         return;
       }
     }
-    std::sort(delivered.begin(), delivered.end(),
-              [](const Piece& a, const Piece& b) { return std::tie(a.src, a.offset) < std::tie(b.src, b.offset); });
+    // By source (counting sort), then by offset within each source.
+    std::vector<std::size_t> begin(static_cast<std::size_t>(map_.ranks()) + 1, 0);
+    for (const Piece& piece : delivered) ++begin[static_cast<std::size_t>(piece.src) + 1];
+    for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
+    std::vector<Piece> sorted(delivered.size());
+    std::vector<std::size_t> fill(begin.begin(), begin.end() - 1);
+    for (const Piece& piece : delivered) sorted[fill[piece.src]++] = piece;
+    for (std::size_t i = 0; i + 1 < begin.size(); ++i) {
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(begin[i]), sorted.begin() + static_cast<std::ptrdiff_t>(begin[i + 1]),
+                [](const Piece& a, const Piece& b) { return a.offset < b.offset; });
+    }
+    delivered.swap(sorted);
     std::size_t p = 0;
     for (int src = 0; src < map_.ranks(); ++src) {
       std::uint64_t covered = 0;
@@ -329,6 +339,7 @@ class Verifier {
   std::size_t max_;
   std::vector<std::string> problems_;
   Ledger ledgers_[5];
+  std::vector<Piece> onward_, forwarded_;  // per-stage scratch
 };
 
 }  // namespace
