@@ -105,7 +105,8 @@ void add_block_stash_common(LayerWork& work, const Dims& d) {
   const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * kMaskBytes);
   // Q, K, V and the output-projection input: 8 s b h / t for MHA.
   const double attention = t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
-  const double core = t * (d.heads / d.tp) * d.s * (2 * d.e + kMaskBytes + d.e);  // softmax out, mask, dropout out: 5 a s^2 b
+  // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b.
+  const double core = t * (d.heads / d.tp) * d.s * (d.e + kMaskBytes + d.e);
   work.stash_bytes[0] += replicated + attention + core;
   work.stash_bytes[1] += replicated + attention;
   work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
@@ -123,7 +124,7 @@ double gemm_flops(const std::vector<LayerWork::Gemm>& gemms) {
   return total;
 }
 
-LayerWork embedding_work(const ModelSpec& model, const Dims& d) {
+LayerWork embedding_work(const Dims& d) {
   LayerWork work;
   const double t = d.tokens;
   // Vocab-parallel lookup writes the full hidden state, then dropout.
@@ -133,7 +134,7 @@ LayerWork embedding_work(const ModelSpec& model, const Dims& d) {
   work.tp_collectives_forward = d.replicated < 1 ? 0.5 : 1;
   work.tp_collectives_backward = d.replicated < 1 ? 0.5 : 0;
   work.tp_bytes = t * d.h * d.e;
-  work.dense_params = d.vocab * d.h / d.tp + (model.learned_positions ? d.s * d.h : 0);
+  work.dense_params = d.vocab * d.h / d.tp;  // learned position embeddings (GPT) are not modelled
   const double stash = t * d.replicated * d.h * kMaskBytes;
   work.stash_bytes = {stash, stash, stash};
   work.output_bytes = t * d.h * d.e / d.tp;
@@ -231,7 +232,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
 LayerWork layer_work(const ModelSpec& model, int chain_index, const Sharding& sharding) {
   const Dims d = dims_of(model, sharding);
   switch (layer_kind(model, chain_index)) {
-    case LayerKind::Embedding: return embedding_work(model, d);
+    case LayerKind::Embedding: return embedding_work(d);
     case LayerKind::Head: return head_work(d);
     case LayerKind::DenseBlock: return dense_block_work(d, sharding);
     case LayerKind::MoeBlock: return moe_block_work(model, d, sharding);

@@ -32,7 +32,6 @@ struct ModelSpec {
   int seq_len = 0;     // default sequence length
   MlpKind mlp = MlpKind::Gelu;
   bool tied_embeddings = false;
-  bool learned_positions = false;  // GPT-style learned absolute position embedding (seq_len x hidden)
   int dtype_bytes = 2;  // activations and weights (bf16/fp16)
   MoeSpec moe;
 };

@@ -1,0 +1,138 @@
+// Collective cost formulas against values worked out by hand (see each
+// comment), on a three-level cluster with oversubscribed upper levels.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "solver/cluster/collectives.hpp"
+#include "solver/cluster/gpu_throughput.hpp"
+
+namespace nestfast {
+namespace {
+
+ClusterSpec three_levels() {
+  ClusterSpec cluster;
+  cluster.name = "hand";
+  cluster.gpu.name = "g";
+  cluster.gpu.hbm_bytes = 80ull << 30;
+  cluster.gpu.hbm_bandwidth_Bps = 2e12;
+  cluster.gpu.hbm_efficiency = 0.5;
+  cluster.gpu.peak_flops_bf16 = 1e14;
+  cluster.gpu.matmul_efficiency = {{1e9, 0.5}, {1e11, 0.9}};
+  cluster.levels = {{"node", 8, 100e9, 1e-6, 1},    // 100 GB/s
+                    {"rack", 4, 25e9, 5e-6, 2},     // 12.5 GB/s effective
+                    {"spine", 0, 25e9, 1e-5, 4}};   // 6.25 GB/s effective
+  return cluster;
+}
+
+constexpr double kTolerance = 1e-12;
+
+TEST(Collectives, GroupShapeSizeAndLevel) {
+  EXPECT_EQ((GroupShape{{8, 4, 1}}).size(), 32);
+  EXPECT_EQ((GroupShape{{8, 4, 1}}).level(), 1);
+  EXPECT_EQ((GroupShape{{1, 1, 3}}).level(), 2);
+  EXPECT_EQ((GroupShape{{1, 1, 1}}).level(), 0);
+  EXPECT_TRUE((GroupShape{{1, 1}}).trivial());
+}
+
+TEST(Collectives, FlatAllReducePicksTheCheaperAlgorithm) {
+  const ClusterSpec c = three_levels();
+  // ring 14 alpha + 2*7/8*1e9/1e11 = 0.017514; halving-doubling 6 alpha + 0.0175 = 0.017506
+  EXPECT_NEAR(flat_all_reduce_time(c.levels[0], 8, 1e9), 0.017506, kTolerance);
+  // n = 3: ring 4 alpha vs halving-doubling 2*ceil(log2 3) = 4 alpha: 4e-6 + 2*2/3*3e9/1e11
+  EXPECT_NEAR(flat_all_reduce_time(c.levels[0], 3, 3e9), 4e-6 + 0.04, kTolerance);
+  EXPECT_EQ(flat_all_reduce_time(c.levels[0], 1, 1e9), 0.0);
+}
+
+TEST(Collectives, FlatAllGatherUsesOversubscribedBandwidth) {
+  const ClusterSpec c = three_levels();
+  // 3 alpha + 3/4 * 1e9 / 12.5e9
+  EXPECT_NEAR(flat_all_gather_time(c.levels[1], 4, 1e9), 15e-6 + 0.06, kTolerance);
+}
+
+TEST(Collectives, HierarchicalAllReduceAcrossTwoLevels) {
+  const ClusterSpec c = three_levels();
+  // level 0 reduce-scatter + all-gather: 2 * (7e-6 + 7/8 * 1e9/1e11) = 0.017514
+  // level 1 all-reduce of 1e9/8 among 4: min(ring 30e-6, hd 20e-6) + 2*3/4*1.25e8/12.5e9 = 0.01502
+  EXPECT_NEAR(all_reduce_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.017514 + 0.01502, kTolerance);
+  // Levels without fan-out are skipped: one device on each of 4 nodes of a rack.
+  EXPECT_NEAR(all_reduce_time(c, GroupShape{{1, 4, 1}}, 1e9), 20e-6 + 2 * 0.75 * 1e9 / 12.5e9, kTolerance);
+}
+
+TEST(Collectives, HierarchicalAllGatherAndReduceScatter) {
+  const ClusterSpec c = three_levels();
+  // level 0: 7e-6 + 7/8*1e9/1e11 = 0.008757; level 1 on 1.25e8: 15e-6 + 3/4*1.25e8/12.5e9 = 0.007515
+  EXPECT_NEAR(all_gather_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008757 + 0.007515, kTolerance);
+  EXPECT_NEAR(reduce_scatter_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008757 + 0.007515, kTolerance);
+  EXPECT_EQ(all_gather_time(c, GroupShape{{1, 1, 1}}, 1e9), 0.0);
+}
+
+TEST(Collectives, PointToPointPerLevel) {
+  const ClusterSpec c = three_levels();
+  EXPECT_NEAR(p2p_time(c, 0, 1e8), 1e-6 + 1e-3, kTolerance);
+  EXPECT_NEAR(p2p_time(c, 2, 1e8), 1e-5 + 0.016, kTolerance);
+}
+
+TEST(Collectives, AllToAllFanoutAndFastUniform) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{4, 2, 1}};  // 4 members per node, 2 nodes of one rack
+  // 8e8 bytes per device: 3/8 stay on the node (3e8), 4/8 cross at level 1 (4e8 / 12.5e9 = 0.032 s).
+  // fan-out: 7 alpha_1 + max(0.032, 3e8/1e11)
+  EXPECT_NEAR(all_to_all_fanout_time(c, group, 8e8, 1.0), 35e-6 + 0.032, kTolerance);
+  // FAST: 3 alpha_0 + 1 alpha_1 + max(0.032, (3e8 + 3e8 forwarded) / 1e11)
+  EXPECT_NEAR(all_to_all_fast_time(c, group, 8e8, 1.0), 8e-6 + 0.032, kTolerance);
+}
+
+TEST(Collectives, AllToAllSkewHurtsFanoutMoreThanFast) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{4, 2, 1}};
+  // fan-out: the hot device's NIC carries 2x: 35e-6 + 2 * 0.032
+  EXPECT_NEAR(all_to_all_fanout_time(c, group, 8e8, 2.0), 35e-6 + 0.064, kTolerance);
+  // FAST spreads the node's load over 4 NICs: (3 + 2) / 4 * 0.032 = 0.04 (> 2 * 0.006 on NVLink)
+  EXPECT_NEAR(all_to_all_fast_time(c, group, 8e8, 2.0), 8e-6 + 0.04, kTolerance);
+}
+
+TEST(Collectives, AllToAllAcrossRacksPaysEachLevel) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{2, 2, 2}};  // n = 8: 1 peer on the node, 2 in the rack, 4 beyond
+  // bytes 8e8: level 1 share 2/8 = 2e8 / 12.5e9 = 0.016; level 2 share 4/8 = 4e8 / 6.25e9 = 0.064
+  EXPECT_NEAR(all_to_all_fanout_time(c, group, 8e8, 1.0), 7 * 1e-5 + 0.08, kTolerance);
+}
+
+TEST(GpuThroughput, EfficiencyCurveInterpolatesInLogFlops) {
+  const ClusterSpec c = three_levels();
+  EXPECT_NEAR(matmul_efficiency(c.gpu, 1e10), 0.7, kTolerance);
+  EXPECT_NEAR(matmul_efficiency(c.gpu, 1e8), 0.5, kTolerance);
+  EXPECT_NEAR(matmul_efficiency(c.gpu, 1e12), 0.9, kTolerance);
+  EXPECT_NEAR(matmul_time(c.gpu, 1e10), 1e10 / (1e14 * 0.7), kTolerance);
+  EXPECT_NEAR(hbm_time(c.gpu, 1e9), 1e9 / 1e12, kTolerance);
+}
+
+TEST(GpuThroughput, BadSpecsNameTheKey) {
+  ClusterSpec c = three_levels();
+  c.levels[1].bandwidth_Bps = 0;
+  try {
+    validate_cluster(c);
+    FAIL() << "zero bandwidth accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("levels[1] (rack).bandwidth_Bps"), std::string::npos) << error.what();
+  }
+  c = three_levels();
+  c.levels[0].latency_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(validate_cluster(c), std::invalid_argument);
+  c = three_levels();
+  c.levels[2].oversubscription = 0.5;
+  EXPECT_THROW(validate_cluster(c), std::invalid_argument);
+  c = three_levels();
+  c.gpu.peak_flops_bf16 = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(validate_cluster(c), std::invalid_argument);
+  c = three_levels();
+  c.gpu.matmul_efficiency = {{1e10, 0.5}, {1e9, 0.9}};
+  EXPECT_THROW(validate_cluster(c), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nestfast
