@@ -1,6 +1,7 @@
 #include "comm/plan/verify_plan.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <tuple>
 
@@ -33,7 +34,13 @@ class Verifier {
     stages();
     matrices();
     streams();
-    for (int rank = 0; rank < map_.ranks() && !full(); ++rank) ranks(rank_schedule(plan_, rank));
+    for (int rank = 0; rank < map_.ranks() && !full(); ++rank) {
+      try {
+        ranks(rank_schedule(plan_, rank));
+      } catch (const std::exception& error) {
+        fail(std::string("rank ") + std::to_string(rank) + ": no schedule: " + error.what());
+      }
+    }
     for (std::uint64_t channel : {kBalance, kIntrinsic, kRail, kForward}) {
       const Ledger& ledger = ledgers_[channel];
       if (ledger.sent != ledger.received || ledger.sent_count != ledger.received_count) {
