@@ -1,0 +1,56 @@
+#include "io/nest_json/parse_text.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace nestfast::io::nest_json {
+
+namespace {
+
+// The last "key": before `offset`, or "" when there is none.
+std::string key_before(std::string_view text, std::size_t offset) {
+  std::size_t position = std::min(offset, text.size());
+  while (position > 0) {
+    const std::size_t colon = text.rfind(':', position - 1);
+    if (colon == std::string_view::npos) return "";
+    std::size_t end = colon;
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\n' || text[end - 1] == '\r')) {
+      --end;
+    }
+    if (end > 0 && text[end - 1] == '"') {
+      const std::size_t open = text.rfind('"', end - 2);
+      if (open != std::string_view::npos) return std::string(text.substr(open + 1, end - 2 - open));
+    }
+    position = colon;
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json parse_text(std::string_view text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& error) {
+    const std::size_t offset = error.byte > 0 ? error.byte - 1 : 0;
+    std::size_t line = 1;
+    for (std::size_t index = 0; index < offset && index < text.size(); ++index) line += text[index] == '\n' ? 1 : 0;
+    const std::string key = key_before(text, offset);
+    std::string message = source + ":" + std::to_string(line) + ": invalid JSON";
+    if (!key.empty()) message += " in the value of key \"" + key + "\"";
+    message += " (NaN and Infinity are not JSON numbers)";
+    throw std::invalid_argument(message);
+  }
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::invalid_argument(path + ": cannot open the file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw std::invalid_argument(path + ": cannot read the file");
+  return text.str();
+}
+
+}  // namespace nestfast::io::nest_json

@@ -1,0 +1,39 @@
+#pragma once
+// A pipeline plan over a NestGraph and the answer written back in the
+// artifact's output format.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nestfast::compat {
+
+// Chain positions [first, end) on `devices` devices.
+struct NestStage {
+  int devices = 1;
+  std::size_t first = 0;
+  std::size_t end = 0;
+};
+
+// Stages in layer order: stages.front() holds the embedding.
+struct NestPlan {
+  int tp = 1;
+  int dp = 1;
+  std::vector<NestStage> stages;
+};
+
+struct BaselineResult {
+  std::string name;
+  std::optional<double> time_per_batch;  // nullopt: infeasible
+};
+
+enum class CostModelKind { Compat, Corrected };
+
+struct NestAnswer {
+  CostModelKind model = CostModelKind::Compat;
+  NestPlan plan;
+  double time_per_batch = 0.0;  // compat: the artifact's mixed units (ms + s); corrected: seconds
+  std::vector<BaselineResult> baselines;
+};
+
+}  // namespace nestfast::compat
