@@ -31,6 +31,17 @@ void serialize(Archive& ar, nestfast::comm::ValidationSettings& s, unsigned) {
 }
 
 template <class Archive>
+void serialize(Archive& ar, nestfast::comm::ValidationRequest& s, unsigned) {
+  ar& s.plan_row& s.ep& s.experts& s.top_k& s.predicted_s& s.predicted_bytes_per_rank;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::comm::ValidationResult& s, unsigned) {
+  ar& s.plan_row& s.algo& s.bytes_per_rank& s.servers& s.gpus_per_server& s.time_us_min& s.time_us_avg& s.time_us_max&
+      s.algbw_GBps& s.busbw_GBps& s.lb_us& s.efficiency& s.wrong& s.predicted_us;
+}
+
+template <class Archive>
 void serialize(Archive& ar, nestfast::io::JobSpec& s, unsigned) {
   ar& s.name& s.out& s.sweeps& s.search& s.validate& s.source& s.text;
 }
@@ -75,6 +86,11 @@ void serialize(Archive& ar, nestfast::io::PlanRow& row, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::io::StageRow& row, unsigned) {
+  ar& make_binary_object(&row, sizeof row);
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::io::ValidationRow& row, unsigned) {
   ar& make_binary_object(&row, sizeof row);
 }
 

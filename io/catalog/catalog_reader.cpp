@@ -63,6 +63,12 @@ bool CatalogReader::has(const char* object_path) const {
   return true;
 }
 
+std::uint64_t CatalogReader::u64_attribute_of(const std::string& object_path, const char* name) const {
+  if (!has(object_path.c_str())) return 0;
+  const H5Handle object(h5_check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening /" + object_path), H5Oclose);
+  return has_attribute(object, name) ? read_u64_attribute(object, name) : 0;
+}
+
 std::vector<PlanRow> CatalogReader::plans() const {
   const H5Handle type = plan_row_type();
   return read_rows<PlanRow>(file_, "plans", type, 0, 0, true);

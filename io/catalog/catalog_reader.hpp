@@ -17,6 +17,8 @@ class CatalogReader {
   std::string string_attribute(const char* name) const;
   std::int64_t integer_attribute(const char* name) const;
   bool has(const char* object_path) const;
+  // An integer attribute of a group such as "clusters/h100-spineleaf"; 0 when absent.
+  std::uint64_t u64_attribute_of(const std::string& object_path, const char* name) const;
 
   std::vector<PlanRow> plans() const;
   std::vector<StageRow> stages(std::uint64_t first, std::uint64_t count) const;
