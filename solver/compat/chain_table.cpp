@@ -6,16 +6,20 @@ namespace nestfast::compat {
 
 ChainTable::ChainTable(const NestGraph& graph) : graph_(&graph) {
   const std::size_t n = graph.layers.size();
-  fw_prefix_.assign(n + 1, 0.0);
-  bw_prefix_.assign(n + 1, 0.0);
   parameter_prefix_.assign(n + 1, 0);
   activation_prefix_.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& layer = graph.layers[i];
-    fw_prefix_[i + 1] = fw_prefix_[i] + layer.fw_ms;
-    bw_prefix_[i + 1] = bw_prefix_[i] + layer.bw_ms;
     parameter_prefix_[i + 1] = parameter_prefix_[i] + layer.parameter_bytes;
     activation_prefix_[i + 1] = activation_prefix_[i] + layer.activation_bytes;
+  }
+  fw_sum_.assign((n + 1) * (n + 1), 0.0);
+  bw_sum_.assign((n + 1) * (n + 1), 0.0);
+  for (std::size_t first = 0; first < n; ++first) {
+    for (std::size_t end = first + 1; end <= n; ++end) {
+      fw_sum_[index(first, end)] = fw_sum_[index(first, end - 1)] + graph.layers[end - 1].fw_ms;
+      bw_sum_[index(first, end)] = bw_sum_[index(first, end - 1)] + graph.layers[end - 1].bw_ms;
+    }
   }
   chain_edge_.assign(n + 1, 0);
   // incoming(first, end): edges with source < first <= dest < end, a prefix

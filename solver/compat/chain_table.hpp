@@ -1,7 +1,9 @@
 #pragma once
-// Prefix sums over one layer chain, so that every cost of a stage [first, end)
-// is O(1): compute latencies, parameter and activation bytes, and the bytes
-// and counts of the edges entering and leaving the stage. Both cost models
+// Per-stage sums over one layer chain, so that every cost of a stage
+// [first, end) is O(1): compute latencies (summed layer by layer from
+// `first`, so stages of identical layers cost bit-identically), parameter and
+// activation bytes, and the bytes and counts of the edges entering and leaving
+// the stage. Both cost models
 // (compat and corrected) and every evaluator read stages through this table,
 // so a plan costs bit-identically in the search and in the evaluator.
 #include <cstddef>
@@ -21,11 +23,11 @@ class ChainTable {
  public:
   explicit ChainTable(const NestGraph& graph);
 
-  std::size_t size() const { return fw_prefix_.size() - 1; }
+  std::size_t size() const { return parameter_prefix_.size() - 1; }
   const NestGraph& graph() const { return *graph_; }
 
-  double fw_ms(std::size_t first, std::size_t end) const { return fw_prefix_[end] - fw_prefix_[first]; }
-  double bw_ms(std::size_t first, std::size_t end) const { return bw_prefix_[end] - bw_prefix_[first]; }
+  double fw_ms(std::size_t first, std::size_t end) const { return fw_sum_[index(first, end)]; }
+  double bw_ms(std::size_t first, std::size_t end) const { return bw_sum_[index(first, end)]; }
   std::uint64_t parameter_bytes(std::size_t first, std::size_t end) const {
     return parameter_prefix_[end] - parameter_prefix_[first];
   }
@@ -43,8 +45,8 @@ class ChainTable {
   std::size_t index(std::size_t first, std::size_t end) const { return first * (size() + 1) + end; }
 
   const NestGraph* graph_;
-  std::vector<double> fw_prefix_;
-  std::vector<double> bw_prefix_;
+  std::vector<double> fw_sum_;  // (size+1)^2, by index(first, end)
+  std::vector<double> bw_sum_;
   std::vector<std::uint64_t> parameter_prefix_;
   std::vector<std::uint64_t> activation_prefix_;
   std::vector<EdgeSum> incoming_;  // (size+1)^2, by index(first, end)

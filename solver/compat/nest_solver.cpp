@@ -126,8 +126,9 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
     return model.stage_load(chain, first, end, remaining,
                             static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1));
   };
+  const auto stage_parameters = [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); };
   SuffixTable table(positions, max_stages - 1);
-  table.fill(stage_load);
+  table.fill(stage_load, stage_parameters);
   // head[s][x]: bottleneck of s stages whose first stage is [0, x).
   std::vector<std::vector<double>> head(static_cast<std::size_t>(max_stages) + 1,
                                         std::vector<double>(positions + 1, kInfeasible));
@@ -159,8 +160,9 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
   }
 }
 
-// Corrected: the DP minimises the bottleneck per stage count; the all-reduce
-// of the found split's largest stage is added per d.
+// Corrected: the DP minimises the bottleneck per stage count (ties: the
+// smaller largest stage); the all-reduce of that split's largest stage is
+// added per d. Exact in the bottleneck, not jointly with the all-reduce.
 void search_corrected(const NestProblem& problem, const NestGraph& graph, Candidate& best) {
   const CorrectedModel model(problem);
   const ChainTable chain(graph);
@@ -170,26 +172,21 @@ void search_corrected(const NestProblem& problem, const NestGraph& graph, Candid
       static_cast<int>(std::min<std::size_t>(positions, static_cast<std::size_t>(problem.max_devices / stage_devices)));
   if (max_stages < 1) return;
   SuffixTable table(positions, max_stages);
-  table.fill([&](std::size_t first, std::size_t end, int remaining) {
-    return model.stage_load(chain, first, end, remaining,
-                            static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1),
-                            stage_devices);
-  });
-  std::vector<std::uint64_t> largest(static_cast<std::size_t>(max_stages) + 1, 0);
-  for (int stages = 1; stages <= max_stages; ++stages) {
-    if (table.best(stages, 0) == kInfeasible) continue;
-    for (const auto& [first, end] : table.split(stages, 0)) {
-      largest[stages] = std::max(largest[stages], chain.parameter_bytes(first, end));
-    }
-  }
+  table.fill(
+      [&](std::size_t first, std::size_t end, int remaining) {
+        return model.stage_load(chain, first, end, remaining,
+                                static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1),
+                                stage_devices);
+      },
+      [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); });
   for (int dp = 1; dp <= max_data_parallel(problem); ++dp) {
     const int stages_here = std::min(max_stages, problem.max_devices / dp / stage_devices);
     if (stages_here < 1) break;
     for (int stages = 1; stages <= stages_here; ++stages) {
       const double bottleneck_load = table.best(stages, 0);
       if (bottleneck_load == kInfeasible) continue;
-      const double time =
-          model.time_per_batch(bottleneck_load, stages, dp, stages * stage_devices, largest[stages]);
+      const double time = model.time_per_batch(bottleneck_load, stages, dp, stages * stage_devices,
+                                               table.largest_parameters(stages, 0));
       if (time < best.time) {
         best = Candidate{time, plan_from_split(graph.tp, dp, stage_devices, table.split(stages, 0))};
       }

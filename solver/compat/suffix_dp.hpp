@@ -5,6 +5,9 @@
 // from it to the end (that fixes its in-flight micro-batches and the devices
 // after it). Stage loads come from a callable (first, end, remaining) ->
 // std::optional<double>, nullopt when the stage does not fit in memory.
+// Equal bottlenecks are broken towards the smaller largest-stage parameter
+// bytes (what a data-parallel all-reduce has to move); the tie-break is a
+// heuristic, the bottleneck itself is exact.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -19,6 +22,7 @@ class SuffixTable {
       : positions_(positions),
         max_stages_(max_stages),
         best_((static_cast<std::size_t>(max_stages) + 1) * (positions + 1), kInfeasible),
+        largest_(best_.size(), 0),
         cut_(best_.size(), 0) {
     best_[index(0, positions)] = 0.0;
   }
@@ -31,28 +35,38 @@ class SuffixTable {
   // End of the first stage of the best split of [first, n) into `stages` stages.
   std::size_t cut(int stages, std::size_t first) const { return cut_[index(stages, first)]; }
 
-  template <class StageLoad>
-  void fill(StageLoad&& stage_load) {
+  // stage_parameters(first, end) -> bytes of the stage's parameters.
+  template <class StageLoad, class StageParameters>
+  void fill(StageLoad&& stage_load, StageParameters&& stage_parameters) {
     for (int stages = 1; stages <= max_stages_; ++stages) {
       for (std::size_t first = positions_; first-- > 0;) {
         double best = kInfeasible;
+        std::uint64_t best_largest = 0;
         std::size_t best_end = 0;
         for (std::size_t end = first + 1; end <= positions_; ++end) {
           const double rest = best_[index(stages - 1, end)];
-          if (rest == kInfeasible || rest >= best) continue;
+          if (rest == kInfeasible || rest > best) continue;
           const std::optional<double> load = stage_load(first, end, stages);
           if (!load) continue;
           const double bottleneck = *load > rest ? *load : rest;
-          if (bottleneck < best) {
+          const std::uint64_t parameters = stage_parameters(first, end);
+          const std::uint64_t rest_largest = largest_[index(stages - 1, end)];
+          const std::uint64_t largest = parameters > rest_largest ? parameters : rest_largest;
+          if (bottleneck < best || (bottleneck == best && largest < best_largest)) {
             best = bottleneck;
+            best_largest = largest;
             best_end = end;
           }
         }
         best_[index(stages, first)] = best;
+        largest_[index(stages, first)] = best_largest;
         cut_[index(stages, first)] = best_end;
       }
     }
   }
+
+  // Largest stage parameter bytes of the best split of [first, n).
+  std::uint64_t largest_parameters(int stages, std::size_t first) const { return largest_[index(stages, first)]; }
 
   // The stage boundaries [first, end) of the best split of [first, n).
   std::vector<std::pair<std::size_t, std::size_t>> split(int stages, std::size_t first) const {
@@ -73,6 +87,7 @@ class SuffixTable {
   std::size_t positions_;
   int max_stages_;
   std::vector<double> best_;
+  std::vector<std::uint64_t> largest_;
   std::vector<std::size_t> cut_;
 };
 
