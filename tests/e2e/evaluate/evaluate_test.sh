@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# nestfast evaluate end to end: the table, the JSON keys, an infeasible plan
+# reported as such, and one-line bad-input errors with exit 2.
+set -euo pipefail
+: "${NESTFAST:?}" "${TEST_TMPDIR:?}"
+mkdir -p "$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+gpt3=(--model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 1536 --mbs 1)
+
+# 1. The text table names every part of the breakdown and the memory per rank.
+"$NESTFAST" evaluate "${gpt3[@]}" --recompute full > "$TEST_TMPDIR/table.txt"
+for word in "iteration time" compute recompute "TP comm" p2p bubble "DP sync" tokens/s MFU "feasible: yes" megatron-lm; do
+  grep -q "$word" "$TEST_TMPDIR/table.txt" || fail "table lacks '$word'"
+done
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+-[0-9]+ ' "$TEST_TMPDIR/table.txt")" -eq 16 ] || fail "expected 16 pipeline ranks in the table"
+
+# 2. --json carries the documented keys with sane values; dp defaults to gpus/(tp*pp) = 8.
+"$NESTFAST" evaluate "${gpt3[@]}" --recompute full --json > "$TEST_TMPDIR/plan.json"
+python3 - "$TEST_TMPDIR/plan.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for key in ("iteration_time_s", "tokens_per_s", "mfu", "feasible", "memory_peak_bytes", "stages", "breakdown"):
+    assert key in d, key
+assert d["plan"]["dp"] == 8, d["plan"]
+assert d["feasible"] is True
+assert 0.2 < d["mfu"] < 0.7, d["mfu"]
+assert len(d["stages"]) == 16 and all(s["memory_bytes"] > 0 for s in d["stages"])
+assert d["memory_peak_bytes"] == max(s["memory_bytes"] for s in d["stages"])
+assert abs(d["tokens_per_s"] - 1536 * 2048 / d["iteration_time_s"]) < 1e-6 * d["tokens_per_s"]
+parts = sum(d["breakdown"].values())
+assert abs(parts - d["iteration_time_s"]) < 1e-9 * parts, (parts, d["iteration_time_s"])
+PY
+
+# 3. A plan that does not fit says so (exit 0: the evaluation itself worked).
+"$NESTFAST" evaluate --model gpt3-175b --cluster selene-a100 --gpus 8 --tp 8 --pp 1 --gbs 8 --mbs 1 > "$TEST_TMPDIR/oom.txt"
+grep -q "feasible: NO" "$TEST_TMPDIR/oom.txt" || fail "an 8-GPU GPT-3 plan should not fit"
+"$NESTFAST" evaluate --model gpt3-175b --cluster selene-a100 --gpus 8 --tp 8 --gbs 8 --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["feasible"] is False and "HBM" in d["infeasible_reason"]'
+
+# 4. MoE with expert parallelism: EP comm is priced, FAST no slower than fan-out.
+moe=(--model mixtral-8x7b --cluster selene-a100 --gpus 64 --tp 2 --pp 4 --ep 8 --gbs 256 --mbs 1 --recompute selective --moe-imbalance 1.5 --json)
+fast=$("$NESTFAST" evaluate "${moe[@]}" --a2a fast | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
+fanout=$("$NESTFAST" evaluate "${moe[@]}" --a2a fanout | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
+python3 -c "import sys; f, g = $fast, $fanout; assert 0 < f <= g, (f, g)"
+
+# 5. Bad input: one line on stderr naming the flag, exit 2.
+expect_bad() {
+  local flag=$1; shift
+  set +e
+  "$NESTFAST" evaluate "$@" > /dev/null 2> "$TEST_TMPDIR/err.txt"
+  local code=$?
+  set -e
+  [ "$code" -eq 2 ] || fail "exit $code (want 2) for: $*"
+  [ "$(wc -l < "$TEST_TMPDIR/err.txt")" -eq 1 ] || fail "not one line for: $*: $(cat "$TEST_TMPDIR/err.txt")"
+  grep -q -- "$flag" "$TEST_TMPDIR/err.txt" || fail "error does not name $flag: $(cat "$TEST_TMPDIR/err.txt")"
+}
+base=(--model gpt3-175b --cluster selene-a100 --gbs 1536 --mbs 1)
+expect_bad "unknown model preset" --model no-such-model --cluster selene-a100 --gpus 8 --gbs 8
+expect_bad "--tp" "${base[@]}" --gpus 1024 --tp 7 --pp 16 --dp 8
+expect_bad "--gpus" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --dp 4
+expect_bad "--gbs" --model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 100
+expect_bad "--ep" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --ep 2
+expect_bad "--recompute" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --recompute sometimes
+expect_bad "--placement" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --placement tp,xp
+expect_bad "--moe-imbalance" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --moe-imbalance nan
+expect_bad "--zero" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --zero 5
+expect_bad "--sp" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --sp maybe
+expect_bad "--vpp" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --vpp 4 --gbs 8 --dp 8
+expect_bad "--gpus" "${base[@]}" --gpus 0
+echo "evaluate e2e: ok"

@@ -1,0 +1,143 @@
+// Per-layer quantities against closed forms from the literature, and the
+// table's O(1) range queries against plain loops.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "solver/model/layer_work.hpp"
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/plan_cost.hpp"
+#include "test_specs.hpp"
+
+namespace nestfast {
+namespace {
+
+Sharding shard(int tp, bool sp, int mbs = 1, int cp = 1) {
+  Sharding s;
+  s.tp = tp;
+  s.sp = sp;
+  s.micro_batch = mbs;
+  s.seq_len = 2048;
+  s.cp = cp;
+  return s;
+}
+
+TEST(LayerWork, GptBlockActivationsMatchKorthikanti) {
+  const ModelSpec model = test::gpt_model(4, 4096, 32);
+  const double s = 2048, b = 2, h = 4096, a = 32;
+  const double sbh = s * b * h;
+  // tp = 1, no sp: s b h (34 + 5 a s / h)
+  const LayerWork one = layer_work(model, 1, shard(1, false, 2));
+  EXPECT_DOUBLE_EQ(one.stash_bytes[0], sbh * (34 + 5 * a * s / h));
+  // tp = 8, no sp: s b h (10 + 24/t + 5 a s / (h t))
+  const LayerWork tp = layer_work(model, 1, shard(8, false, 2));
+  EXPECT_DOUBLE_EQ(tp.stash_bytes[0], sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8)));
+  // tp = 8 with sp and selective recompute: 34 s b h / t; full: 2 s b h / t
+  const LayerWork sp = layer_work(model, 1, shard(8, true, 2));
+  EXPECT_DOUBLE_EQ(sp.stash_bytes[0], sbh * (34.0 / 8 + 5 * a * s / (h * 8)));
+  EXPECT_DOUBLE_EQ(sp.stash_bytes[1], sbh * 34.0 / 8);
+  EXPECT_DOUBLE_EQ(sp.stash_bytes[2], sbh * 2.0 / 8);
+}
+
+TEST(LayerWork, GptBlockParamsAndFlops) {
+  const ModelSpec model = test::gpt_model(4, 4096, 32);
+  const double h = 4096, s = 2048, b = 1;
+  const LayerWork block = layer_work(model, 1, shard(1, false));
+  EXPECT_DOUBLE_EQ(block.dense_params, 12 * h * h + 13 * h);
+  // Narayanan et al. 2021: a block's forward is 24 b s h^2 + 4 b s^2 h FLOPs; model FLOPs = 3x.
+  EXPECT_DOUBLE_EQ(block.model_flops, 3 * (24 * b * s * h * h + 4 * b * s * s * h));
+  // Sharded over tp = 4, every device does a quarter.
+  const LayerWork quarter = layer_work(model, 1, shard(4, false));
+  EXPECT_DOUBLE_EQ(quarter.model_flops * 4, block.model_flops);
+  // The head: 2 b s h V forward.
+  const LayerWork head = layer_work(model, 5, shard(1, false));
+  EXPECT_DOUBLE_EQ(head.model_flops, 3 * 2 * b * s * h * 51200);
+}
+
+TEST(LayerWork, GqaAndSwigluShrinkAttentionAndGrowTheMlp) {
+  ModelSpec model = test::gpt_model(4, 4096, 32);
+  model.mlp = MlpKind::Swiglu;
+  model.ffn_hidden = 11008;
+  model.kv_heads = 8;
+  const double h = 4096, f = 11008, kv = 8 * 128;
+  const LayerWork block = layer_work(model, 1, shard(1, false));
+  // q, k, v, o (no biases) + gate, up, down + two RMSNorm weights
+  EXPECT_DOUBLE_EQ(block.dense_params, h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h);
+}
+
+TEST(LayerWork, MoeBlockSplitsExpertsOverEp) {
+  const ModelSpec model = test::moe_model();
+  Sharding s = shard(1, false);
+  s.ep = 4;
+  const LayerWork block = layer_work(model, 1, s);
+  EXPECT_EQ(layer_kind(model, 1), LayerKind::MoeBlock);
+  EXPECT_DOUBLE_EQ(block.expert_params, 8.0 / 4 * 3 * 2048 * 4096);
+  EXPECT_GT(block.ep_bytes, 0);
+  EXPECT_EQ(block.ep_all_to_alls_forward, 2);
+  // Mean routing: total expert FLOPs over the ep group equal top_k copies of every token.
+  s.ep = 1;
+  const LayerWork whole = layer_work(model, 1, s);
+  EXPECT_DOUBLE_EQ(whole.model_flops, block.model_flops);
+}
+
+TEST(LayerTable, RangeQueriesMatchLoops) {
+  const ModelSpec model = test::moe_model();
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.tp = 2;
+  e.dp = 4;
+  e.ep = 2;
+  e.global_batch = 8;
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, compute_layout(cluster, e)));
+  ASSERT_EQ(table.layers(), model.num_layers + 2);
+  for (int a = 0; a < table.layers(); ++a) {
+    for (int b = a; b < table.layers(); ++b) {
+      double sum = 0, working = 0;
+      for (int i = a; i <= b; ++i) {
+        sum += table.value(LayerColumn::ForwardCompute, i);
+        working = std::max(working, table.max_working_bytes(i, i));
+      }
+      EXPECT_NEAR(table.sum(LayerColumn::ForwardCompute, a, b), sum, 1e-12 * sum);
+      EXPECT_DOUBLE_EQ(table.max_working_bytes(a, b), working);
+    }
+  }
+  EXPECT_GT(table.value(LayerColumn::ForwardEp, 1), 0);
+  EXPECT_EQ(table.value(LayerColumn::ForwardEp, 0), 0);
+}
+
+TEST(LayerTable, FastBeatsFanoutUnderSkewAcrossNodes) {
+  const ModelSpec model = test::moe_model();
+  ClusterSpec cluster = test::a100_cluster();
+  cluster.levels[0].group_size = 2;  // ep = 8 spans 4 nodes
+  Execution e;
+  e.dp = 8;
+  e.ep = 8;
+  e.global_batch = 8;
+  e.expert_imbalance = 1.5;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  EXPECT_EQ(layout.ep_group.fanout, (std::vector<int>{2, 4, 1}));
+  e.a2a = AllToAllAlgorithm::Fast;
+  const LayerTable fast = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  e.a2a = AllToAllAlgorithm::Fanout;
+  const LayerTable fanout = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  EXPECT_LT(fast.value(LayerColumn::ForwardEp, 1), fanout.value(LayerColumn::ForwardEp, 1));
+}
+
+TEST(LayerTable, ContextParallelSplitsTheSequence) {
+  const ModelSpec model = test::gpt_model(4, 4096, 32);
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.tp = 4;
+  e.cp = 2;
+  e.global_batch = 1;
+  const LayerTable cp2 = build_layer_table(model, cluster, layer_table_config(model, e, compute_layout(cluster, e)));
+  e.cp = 1;
+  const LayerTable cp1 = build_layer_table(model, cluster, layer_table_config(model, e, compute_layout(cluster, e)));
+  EXPECT_NEAR(cp2.value(LayerColumn::StashFull, 1) * 2, cp1.value(LayerColumn::StashFull, 1), 1.0);
+  EXPECT_NEAR(cp2.value(LayerColumn::ModelFlops, 1) * 2, cp1.value(LayerColumn::ModelFlops, 1), 1.0);
+  EXPECT_LT(cp2.value(LayerColumn::ForwardCompute, 1), cp1.value(LayerColumn::ForwardCompute, 1));
+}
+
+}  // namespace
+}  // namespace nestfast
