@@ -102,36 +102,39 @@ void check_flat_instance(const FlatDpInstance& instance, std::size_t index) {
   }
 }
 
-FlatDpResult solve_flat_dp_cpu(const FlatDpInstance& instance) {
-  check_flat_instance(instance, 0);
+HostStageOracle::HostStageOracle(const FlatDpInstance& instance) {
   const int layers = instance.layers;
-  std::vector<double> prefix(as_size(kPrefixColumns) * as_size(layers + 1));
+  prefix_.resize(as_size(kPrefixColumns) * as_size(layers + 1));
   for (int column = 0; column < kPrefixColumns; ++column) {
-    build_prefix(instance.layer_values.data() + column * layers, layers, prefix.data() + column * (layers + 1));
+    build_prefix(instance.layer_values.data() + column * layers, layers, prefix_.data() + column * (layers + 1));
   }
   const int rows = working_table_rows(layers);
-  std::vector<double> working_table(as_size(rows) * as_size(layers));
+  working_table_.resize(as_size(rows) * as_size(layers));
   for (int row = 0; row < rows; ++row) {
     for (int i = 0; i < layers; ++i) {
       build_working_row_entry(instance.layer_values.data() + kWorkingColumn * layers, layers, row, i,
-                              working_table.data());
+                              working_table_.data());
     }
   }
-  FlatStageOracle oracle;
-  oracle.layers = layers;
-  oracle.prefix = prefix.data();
-  oracle.working_table = working_table.data();
-  oracle.boundary_s = instance.boundary_s.data();
-  oracle.rank_level = instance.rank_level.data();
-  oracle.stash_depth = instance.stash_depth.data();
-  oracle.hbm_bytes = instance.hbm_bytes;
-  oracle.mode_mask = instance.mode_mask;
+  oracle_.layers = layers;
+  oracle_.prefix = prefix_.data();
+  oracle_.working_table = working_table_.data();
+  oracle_.boundary_s = instance.boundary_s.data();
+  oracle_.rank_level = instance.rank_level.data();
+  oracle_.stash_depth = instance.stash_depth.data();
+  oracle_.hbm_bytes = instance.hbm_bytes;
+  oracle_.mode_mask = instance.mode_mask;
+}
 
+FlatDpResult solve_flat_dp_cpu(const FlatDpInstance& instance) {
+  check_flat_instance(instance, 0);
+  const int layers = instance.layers;
+  const HostStageOracle host(instance);
   const std::size_t cells = detail::dp_cells(layers, instance.stages);
   std::vector<double> value(cells);
   std::vector<int> cut(cells);
   FlatDpResult result;
-  result.bottleneck = search::level_dp_run(oracle, layers, instance.stages, instance.param_cap,
+  result.bottleneck = search::level_dp_run(host.oracle(), layers, instance.stages, instance.param_cap,
                                            instance.bottleneck_limit, value.data(), cut.data(), &result.counters);
   if (result.bottleneck < search::kDpInfinity) {
     result.boundaries.resize(as_size(instance.stages) + 1);

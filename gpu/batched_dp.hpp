@@ -41,6 +41,23 @@ struct FlatDpResult {
   search::LevelDpCounters counters;
 };
 
+// One instance's oracle with its prefix sums and working-set table built on
+// the host by the same builders the kernel runs. Points into `instance`,
+// which must outlive it.
+class HostStageOracle {
+ public:
+  explicit HostStageOracle(const FlatDpInstance& instance);
+  HostStageOracle(const HostStageOracle&) = delete;
+  HostStageOracle& operator=(const HostStageOracle&) = delete;
+
+  const FlatStageOracle& oracle() const { return oracle_; }
+
+ private:
+  std::vector<double> prefix_;
+  std::vector<double> working_table_;
+  FlatStageOracle oracle_;
+};
+
 // Throws std::invalid_argument naming the instance index and the field when
 // sizes disagree or a value is negative, NaN or infinite.
 void check_flat_instance(const FlatDpInstance& instance, std::size_t index);

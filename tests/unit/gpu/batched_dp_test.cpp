@@ -48,33 +48,6 @@ double brute_force(const FlatDpInstance& instance, const FlatStageOracle& oracle
   return best < instance.bottleneck_limit ? best : kDpInfinity;
 }
 
-struct HostTables {
-  std::vector<double> prefix, working;
-  FlatStageOracle oracle;
-  explicit HostTables(const FlatDpInstance& instance) {
-    const int layers = instance.layers;
-    prefix.resize(static_cast<std::size_t>(kPrefixColumns * (layers + 1)));
-    for (int c = 0; c < kPrefixColumns; ++c) {
-      build_prefix(instance.layer_values.data() + c * layers, layers, prefix.data() + c * (layers + 1));
-    }
-    working.resize(static_cast<std::size_t>(working_table_rows(layers) * layers));
-    for (int row = 0; row < working_table_rows(layers); ++row) {
-      for (int i = 0; i < layers; ++i) {
-        build_working_row_entry(instance.layer_values.data() + kWorkingColumn * layers, layers, row, i,
-                                working.data());
-      }
-    }
-    oracle.layers = layers;
-    oracle.prefix = prefix.data();
-    oracle.working_table = working.data();
-    oracle.boundary_s = instance.boundary_s.data();
-    oracle.rank_level = instance.rank_level.data();
-    oracle.stash_depth = instance.stash_depth.data();
-    oracle.hbm_bytes = instance.hbm_bytes;
-    oracle.mode_mask = instance.mode_mask;
-  }
-};
-
 void expect_same(const FlatDpResult& got, const FlatDpResult& want, std::size_t index) {
   ASSERT_EQ(got.bottleneck, want.bottleneck) << "instance " << index;  // bit-identical, not close
   ASSERT_EQ(got.boundaries, want.boundaries) << "instance " << index;
@@ -105,8 +78,8 @@ TEST(GpuBatchedDp, FlatOraclePricesAStageByHand) {
   instance.stash_depth = {2.0, 1.0};
   instance.hbm_bytes = 20.0;
   instance.mode_mask = 0b101;  // none and full
-  const HostTables tables(instance);
-  const FlatStageOracle& oracle = tables.oracle;
+  const HostStageOracle host(instance);
+  const FlatStageOracle& oracle = host.oracle();
   // Layers [1, 3) on rank 1: state 8, stash 1 * 6, working max 7 -> 21 > 20 under none;
   // under full: 8 + 1 * 2 + 7 = 17 fits, time 20 + incoming 0.25.
   EXPECT_DOUBLE_EQ(oracle.memory(1, 3, 1, 0), 21.0);
@@ -126,14 +99,14 @@ TEST(GpuBatchedDp, CpuReferenceMatchesBruteForce) {
   int feasible = 0;
   for (int k = 0; k < 400; ++k) {
     const FlatDpInstance instance = random_flat_dp_instance(random, 9);
-    const HostTables tables(instance);
+    const HostStageOracle host(instance);
     const FlatDpResult result = solve_flat_dp_cpu(instance);
-    ASSERT_EQ(result.bottleneck, brute_force(instance, tables.oracle)) << "instance " << k;
+    ASSERT_EQ(result.bottleneck, brute_force(instance, host.oracle())) << "instance " << k;
     if (result.bottleneck < kDpInfinity) {
       ++feasible;
       double worst = 0;
       for (int stage = 0; stage < instance.stages; ++stage) {
-        worst = std::max(worst, tables.oracle.time(result.boundaries[static_cast<std::size_t>(stage)],
+        worst = std::max(worst, host.oracle().time(result.boundaries[static_cast<std::size_t>(stage)],
                                                    result.boundaries[static_cast<std::size_t>(stage) + 1], stage));
       }
       ASSERT_EQ(worst, result.bottleneck) << "instance " << k;
