@@ -57,7 +57,7 @@ expect_bad() {
 }
 base=(--model gpt3-175b --cluster selene-a100 --gbs 1536 --mbs 1)
 expect_bad "unknown model preset" --model no-such-model --cluster selene-a100 --gpus 8 --gbs 8
-expect_bad "--tp" "${base[@]}" --gpus 1024 --tp 7 --pp 16 --dp 8
+expect_bad "--tp" "${base[@]}" --gpus 1120 --tp 7 --pp 16 --dp 10
 expect_bad "--gpus" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --dp 4
 expect_bad "--gbs" --model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 100
 expect_bad "--ep" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --ep 2
@@ -66,6 +66,6 @@ expect_bad "--placement" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --placement tp,
 expect_bad "--moe-imbalance" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --moe-imbalance nan
 expect_bad "--zero" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --zero 5
 expect_bad "--sp" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --sp maybe
-expect_bad "--vpp" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --vpp 4 --gbs 8 --dp 8
+expect_bad "--vpp" --model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --vpp 4 --gbs 8 --dp 8
 expect_bad "--gpus" "${base[@]}" --gpus 0
 echo "evaluate e2e: ok"
