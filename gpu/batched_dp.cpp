@@ -106,7 +106,7 @@ HostStageOracle::HostStageOracle(const FlatDpInstance& instance) {
   const int layers = instance.layers;
   prefix_.resize(as_size(kPrefixColumns) * as_size(layers + 1));
   for (int column = 0; column < kPrefixColumns; ++column) {
-    build_prefix(instance.layer_values.data() + column * layers, layers, prefix_.data() + column * (layers + 1));
+    build_prefix_column(instance.layer_values.data(), layers, column, prefix_.data() + column * (layers + 1));
   }
   const int rows = working_table_rows(layers);
   working_table_.resize(as_size(rows) * as_size(layers));

@@ -55,7 +55,7 @@ NESTFAST_HD inline void dp_block_phase(int phase, const DpBatchEntry& entry, con
   const int rows = working_table_rows(layers);
   if (phase == 0) {
     for (unsigned column = lane; column < static_cast<unsigned>(kPrefixColumns); column += lanes) {
-      build_prefix(layer_values + column * layers, layers, prefix + column * (layers + 1));
+      build_prefix_column(layer_values, layers, static_cast<int>(column), prefix + column * (layers + 1));
     }
   }
   if (phase < rows) {

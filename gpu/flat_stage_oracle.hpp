@@ -8,7 +8,8 @@
 //            first layer at its rank's boundary level (none on rank 0);
 //   memory = sum of state bytes + stash_depth(rank) * sum of stash_m
 //            + the largest working set among its layers;
-//   params = sum of the DP-sync key over its layers.
+//   params = sum of the DP-sync key over its layers;
+//   floor  = sum over its layers of the least time of any mode (p2p >= 0).
 // time(a, b, rank) is the least time over the allowed modes whose memory fits
 // in HBM (kDpInfinity when none does). With non-negative per-layer values it
 // is nondecreasing in b, as the kernel requires.
@@ -24,15 +25,18 @@
 namespace nestfast::gpu {
 
 inline constexpr int kDpModes = 3;
-// Prefix-summed columns, in this order.
+// Per-layer input columns, in this order.
 inline constexpr int kTimeColumn = 0;                     // + mode
 inline constexpr int kStateColumn = kTimeColumn + kDpModes;
 inline constexpr int kStashColumn = kStateColumn + 1;     // + mode
 inline constexpr int kSyncColumn = kStashColumn + kDpModes;
-inline constexpr int kPrefixColumns = kSyncColumn + 1;
-// Per-layer inputs: the prefix columns, then the working set (a range max).
-inline constexpr int kWorkingColumn = kPrefixColumns;
+inline constexpr int kSummedColumns = kSyncColumn + 1;    // the columns above are prefix-summed
+inline constexpr int kWorkingColumn = kSummedColumns;     // a range max instead
 inline constexpr int kLayerColumns = kWorkingColumn + 1;
+// Prefix-summed columns: the summed inputs, then the time floor (per layer
+// the least time of any mode, a lower bound of every split's summed time).
+inline constexpr int kFloorPrefix = kSummedColumns;
+inline constexpr int kPrefixColumns = kFloorPrefix + 1;
 
 NESTFAST_HD inline int floor_log2(int n) {
   int k = 0;
@@ -47,6 +51,28 @@ NESTFAST_HD inline int working_table_rows(int layers) { return layers > 0 ? floo
 NESTFAST_HD inline void build_prefix(const double* column, int layers, double* prefix) {
   prefix[0] = 0.0;
   for (int k = 0; k < layers; ++k) prefix[k + 1] = prefix[k] + column[k];
+}
+
+// prefix[k] = the sum of the least time over all modes of layers 0..k-1.
+NESTFAST_HD inline void build_floor_prefix(const double* layer_values, int layers, double* prefix) {
+  prefix[0] = 0.0;
+  for (int k = 0; k < layers; ++k) {
+    double least = layer_values[kTimeColumn * layers + k];
+    for (int mode = 1; mode < kDpModes; ++mode) {
+      const double t = layer_values[(kTimeColumn + mode) * layers + k];
+      if (t < least) least = t;
+    }
+    prefix[k + 1] = prefix[k] + least;
+  }
+}
+
+// Builds prefix column `column` (< kPrefixColumns) from the layer inputs.
+NESTFAST_HD inline void build_prefix_column(const double* layer_values, int layers, int column, double* prefix) {
+  if (column == kFloorPrefix) {
+    build_floor_prefix(layer_values, layers, prefix);
+  } else {
+    build_prefix(layer_values + column * layers, layers, prefix);
+  }
 }
 
 // Row `row` of the sparse table (row 0 = the working column itself):
@@ -103,6 +129,9 @@ struct FlatStageOracle {
   }
 
   NESTFAST_HD double params(int a, int b) const { return range(kSyncColumn, a, b); }
+
+  // A lower bound of the summed time of any split of [a, b) into stages.
+  NESTFAST_HD double floor(int a, int b) const { return range(kFloorPrefix, a, b); }
 };
 
 }  // namespace nestfast::gpu

@@ -66,6 +66,7 @@ TEST(GpuBatchedDp, FlatOraclePricesAStageByHand) {
   instance.layer_values.assign(static_cast<std::size_t>(kLayerColumns * 3), 0.0);
   for (int layer = 0; layer < 3; ++layer) {
     cell(instance, kTimeColumn + 0, layer) = 1.0 + layer;  // 1 2 3
+    cell(instance, kTimeColumn + 1, layer) = 5.0;  // selective: not allowed below, but in the floor
     cell(instance, kTimeColumn + 2, layer) = 10.0;
     cell(instance, kStateColumn, layer) = 4.0;
     cell(instance, kStashColumn + 0, layer) = 3.0;
@@ -88,6 +89,8 @@ TEST(GpuBatchedDp, FlatOraclePricesAStageByHand) {
   EXPECT_DOUBLE_EQ(oracle.time(2, 3, 1), 3.75);  // 4 + 3 + 2 = 9 fits without recompute
   EXPECT_DOUBLE_EQ(oracle.time(0, 1, 0), 1.0);   // rank 0 has no incoming boundary
   EXPECT_DOUBLE_EQ(oracle.params(0, 3), 1.5);
+  EXPECT_DOUBLE_EQ(oracle.floor(0, 3), 6.0);  // the least time of any mode per layer: 1 + 2 + 3
+  EXPECT_DOUBLE_EQ(oracle.floor(1, 3), 5.0);
   const FlatDpResult result = solve_flat_dp_cpu(instance);
   // Splits: [0,1)+[1,3) -> max(1, 20.25); [0,2)+[2,3): rank 0 [0,2) memory 8+2*6+7=27 none, 8+2*2+7=19 full -> 20; max(20, 3.75).
   EXPECT_DOUBLE_EQ(result.bottleneck, 20.0);
