@@ -23,6 +23,7 @@
 #include "solver/search/level_dp_kernel.hpp"
 #include "solver/search/memory_model.hpp"
 #include "solver/search/pipeline_time.hpp"
+#include "solver/search/search_context.hpp"
 #include "solver/search/solve.hpp"
 #include "solver/search/stage_cost.hpp"
 #include "solver/search/stage_oracle.hpp"
@@ -74,28 +75,28 @@ struct MemoryOracle {
   const StageOracle& stages;
   double time(int a, int b, int rank) const { return stages.min_memory(a, b, rank); }
   double params(int, int) const { return 0; }
+  double floor(int, int) const { return 0; }
 };
 
 struct Instance {
+  Instance(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout_in,
+           const LayerTable& table_in, double time_bound_in)
+      : execution(execution_skeleton(problem, spec)),
+        layout(layout_in),
+        table(table_in),
+        replicas(replica_context(problem.cluster, execution, layout_in)),
+        micro_batches(execution.micro_batches()),
+        hbm(static_cast<double>(problem.cluster.gpu.hbm_bytes)),
+        time_bound(time_bound_in) {}
+
   Execution execution;
-  ExecutionLayout layout;
-  LayerTable table;
+  const ExecutionLayout& layout;
+  const LayerTable& table;
   ReplicaContext replicas;
   int micro_batches = 0;
   double hbm = 0;
+  double time_bound = kDpInfinity;  // plans slower than this are not wanted
 };
-
-Instance prepare(const SolveProblem& problem, const DpInstance& spec) {
-  Instance instance;
-  instance.execution = execution_skeleton(problem, spec);
-  instance.layout = compute_layout(problem.cluster, instance.execution);
-  instance.table = build_layer_table(problem.model, problem.cluster,
-                                     layer_table_config(problem.model, instance.execution, instance.layout));
-  instance.replicas = replica_context(problem.cluster, instance.execution, instance.layout);
-  instance.micro_batches = instance.execution.micro_batches();
-  instance.hbm = static_cast<double>(problem.cluster.gpu.hbm_bytes);
-  return instance;
-}
 
 void explain_infeasible(const DpInstance& spec, const StageOracle& oracle, int chain, double least_peak,
                         double hbm, InstanceResult& result) {
@@ -132,16 +133,30 @@ void solve_with_dp(const DpInstance& spec, Instance& instance, InstanceResult& r
   std::vector<int> cut(cells);
   std::vector<int> bounds(static_cast<std::size_t>(pp) + 1);
 
+  // No plan syncs less than this (see sync_floor); a stage at least as slow
+  // as bottleneck_limit makes the plan exceed the bound (1e-9 of slack so
+  // rounding never cuts a plan within the bound).
+  const double s_floor = sync_floor(instance.replicas, instance.table, pp);
+  // Later Pareto steps only look for plans faster than the best so far.
+  const auto limit_for = [&](double time) {
+    return time >= kDpInfinity ? kDpInfinity : (time * (1 + 1e-9) - s_floor) / (instance.micro_batches + pp - 1);
+  };
+  const double bound_limit = limit_for(instance.time_bound);
   double best_time = kDpInfinity;
   std::vector<StagePlan> best_stages;
   double cap = kDpInfinity;
+  bool cut_by_bound = false;
   for (;;) {
     LevelDpCounters counters;
+    const double bottleneck_limit = std::min(bound_limit, limit_for(best_time));
     const double bottleneck =
-        level_dp_run(oracle, chain, pp, cap, kDpInfinity, value.data(), cut.data(), &counters);
+        level_dp_run(oracle, chain, pp, cap, bottleneck_limit, value.data(), cut.data(), &counters);
     add(result.stats, counters);
-    if (bottleneck >= kDpInfinity) break;
-    if (pipeline_time(instance.micro_batches, pp, 1, bottleneck).total_s() >= best_time) break;
+    if (bottleneck >= kDpInfinity) {
+      cut_by_bound = bound_limit < kDpInfinity;
+      break;
+    }
+    if (pipeline_time(instance.micro_batches, pp, 1, bottleneck).total_s() + s_floor >= best_time) break;
     level_dp_boundaries(cut.data(), chain, pp, bounds.data());
 
     std::vector<StagePlan> stages;
@@ -167,7 +182,12 @@ void solve_with_dp(const DpInstance& spec, Instance& instance, InstanceResult& r
     }
     cap = s_max;
   }
-  if (best_stages.empty()) {
+  if (best_stages.empty() || best_time > instance.time_bound) {
+    if (cut_by_bound || best_time > instance.time_bound) {
+      // Possibly feasible, but not within the bound: no diagnosis needed.
+      result.pruned_by_bound = true;
+      return;
+    }
     LevelDpCounters counters;
     const double least_peak = level_dp_run(MemoryOracle{oracle}, chain, pp, kDpInfinity, kDpInfinity,
                                            value.data(), cut.data(), &counters);
@@ -227,6 +247,11 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     s_max = std::max(s_max, sync_time(instance.replicas, params.dense_params, params.expert_params).total_s());
   }
   ++result.stats.plans_evaluated;
+  const double time = pipeline_time(instance.micro_batches, pp, vpp, t_max).total_s() + s_max;
+  if (feasible && time > instance.time_bound) {
+    result.pruned_by_bound = true;
+    return;
+  }
   if (!feasible) {
     const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
                              instance.hbm, spec.recompute_mask);
@@ -234,7 +259,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     return;
   }
   result.feasible = true;
-  result.iteration_time_s = pipeline_time(instance.micro_batches, pp, vpp, t_max).total_s() + s_max;
+  result.iteration_time_s = time;
   result.plan = instance.execution;
   result.plan.stages = std::move(stages);
   derive_stage_layout(instance.layout, result.plan);
@@ -243,11 +268,20 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
 }  // namespace
 
 InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spec) {
+  const Execution skeleton = execution_skeleton(problem, spec);
+  const ExecutionLayout layout = compute_layout(problem.cluster, skeleton);
+  const LayerTable table =
+      build_layer_table(problem.model, problem.cluster, layer_table_config(problem.model, skeleton, layout));
+  return solve_prepared(problem, spec, layout, table, kDpInfinity);
+}
+
+InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout,
+                              const LayerTable& table, double time_bound) {
   InstanceResult result;
   result.ordinal = spec.ordinal;
   result.problem = spec.problem;
   result.stats.instances = 1;
-  Instance instance = prepare(problem, spec);
+  Instance instance(problem, spec, layout, table, time_bound);
   if (spec.vpp == 1 && spec.uneven_layers) {
     solve_with_dp(spec, instance, result);
   } else {

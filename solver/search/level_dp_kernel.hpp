@@ -12,7 +12,11 @@
 //                          not), which lets the scan stop early, exactly;
 //   oracle.params(a, b)    a nondecreasing-in-b key of the stage's parameters
 //                          (the DP-sync + optimizer time they cost), only called
-//                          when param_cap is finite.
+//                          when param_cap is finite;
+//   oracle.floor(a, b)     a lower bound of the summed time of any split of
+//                          [a, b) into stages (e.g. its compute alone); only
+//                          called when bottleneck_limit is finite, to drop
+//                          suffixes whose average stage already exceeds it.
 // Minimised: the bottleneck max_j time, over partitions whose stages all have
 // params < param_cap (strict, so the caller can walk the Pareto front of
 // (bottleneck, most loaded stage's parameters) exactly; see
@@ -73,6 +77,10 @@ NESTFAST_HD double level_dp_run(const Oracle& oracle, int num_layers, int num_st
     const int last_i = (s == p) ? 0 : L - s;
     for (int i = first_i; i <= last_i; ++i) {
       if (counters) ++counters->states;
+      if (bottleneck_limit < kDpInfinity && oracle.floor(i, L) >= bottleneck_limit * s) {
+        if (counters) ++counters->pruned_bound;
+        continue;  // value stays kDpInfinity
+      }
       double best = bottleneck_limit;
       int best_cut = -1;
       const int last_end = L - (s - 1);

@@ -23,6 +23,7 @@ void add_stats(SearchStats& total, const SearchStats& part) {
   total.pruned_params += part.pruned_params;
   total.pruned_bound += part.pruned_bound;
   total.plans_evaluated += part.plans_evaluated;
+  total.pruned_instances += part.pruned_instances;
 }
 
 // Keeps the tighter of two infeasibility explanations: the least memory

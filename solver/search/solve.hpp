@@ -70,7 +70,8 @@ struct SearchStats {
   std::uint64_t pruned_memory = 0;
   std::uint64_t pruned_params = 0;
   std::uint64_t pruned_bound = 0;
-  std::uint64_t plans_evaluated = 0;  // evaluate_plan calls
+  std::uint64_t plans_evaluated = 0;  // whole plans priced (one per Pareto step)
+  std::uint64_t pruned_instances = 0; // skipped by solve()'s bound: could not enter the top-k
   double wall_s = 0;                  // set by solve() (not by reduce)
 };
 
@@ -84,6 +85,7 @@ struct InstanceResult {
   // needs (bytes; 0 if not memory-bound) and a one-line reason.
   double min_memory_bytes = 0;
   std::string infeasible_reason;
+  bool pruned_by_bound = false;  // solve_prepared only: the optimum exceeds the bound it was given
   SearchStats stats;
 };
 
@@ -130,6 +132,11 @@ std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const Str
                                           const SolveOptions& options, const SearchStats& dp_stats);
 
 // enumerate + solve_instance over OpenMP threads + reduce + baselines.
+// Instances run best lower bound first and share the k-th best time found so
+// far as a bound (branch and bound): an instance that cannot enter the top-k
+// is skipped or cut short. The best plan and the top-k are exactly those of
+// the unbounded search, whatever the thread schedule; the statistics (how
+// much was pruned) depend on the schedule.
 SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const SolveOptions& options);
 
 // The instance's options as an Execution with no stages yet.

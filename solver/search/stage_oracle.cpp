@@ -24,12 +24,18 @@ double StageOracle::memory(int a, int b, int rank, Recompute mode) const {
 }
 
 StageChoice StageOracle::choose(int a, int b, int rank) const {
-  // Every allowed mode is priced: the order of times is a property of the
-  // cost model, and taking the min keeps this exact even where it differs.
+  // Without recompute a stage is never slower (recompute only adds backward
+  // time), so when None is allowed and fits it wins; otherwise every allowed
+  // mode that fits is priced and the fastest taken.
   StageChoice best;
   for (int k = 0; k < mode_count_; ++k) {
     const Recompute mode = modes_[static_cast<std::size_t>(k)];
     if (memory(a, b, rank, mode) > hbm_bytes_) continue;
+    if (mode == Recompute::None) {
+      best.time_s = stage_time(table_, replicas_, a, b - 1, rank_level_[static_cast<std::size_t>(rank)], mode).total_s();
+      best.recompute = mode;
+      return best;
+    }
     const double t = stage_time(table_, replicas_, a, b - 1, rank_level_[static_cast<std::size_t>(rank)], mode).total_s();
     if (t < best.time_s) {
       best.time_s = t;
@@ -42,6 +48,11 @@ StageChoice StageOracle::choose(int a, int b, int rank) const {
 double StageOracle::params(int a, int b) const {
   const StageFootprint footprint = stage_footprint(table_, a, b - 1, Recompute::None);
   return sync_time(replicas_, footprint.dense_params, footprint.expert_params).total_s();
+}
+
+double StageOracle::floor(int a, int b) const {
+  return (table_.sum(LayerColumn::ForwardCompute, a, b - 1) + table_.sum(LayerColumn::BackwardCompute, a, b - 1)) *
+         (1 - 1e-9);
 }
 
 double StageOracle::min_memory(int a, int b, int rank) const {

@@ -33,6 +33,9 @@ class StageOracle {
   double time(int a, int b, int rank) const { return choose(a, b, rank).time_s; }
   // DP sync + optimizer step of the stage's parameters (what max_r S_r takes).
   double params(int a, int b) const;
+  // Compute of [a, b) (forward + backward GEMMs and memory-bound ops): every
+  // stage time includes its share, so it bounds any split's summed time.
+  double floor(int a, int b) const;
   // The least memory a stage on rank j needs over the allowed modes.
   double min_memory(int a, int b, int rank) const;
 

@@ -30,6 +30,7 @@ struct SyntheticOracle {
   double memory(int a, int b, int j) const { return sum(weight, a, b) + (stages - j) * sum(stash, a, b); }
   bool fits(int a, int b, int j) const { return memory(a, b, j) <= hbm; }
   double params(int a, int b) const { return sum(weight, a, b); }
+  double floor(int a, int b) const { return sum(compute, a, b) * (1 - 1e-12); }
   // The incoming boundary of stage j > 0 is paid by the receiving stage.
   double time(int a, int b, int j) const {
     if (!fits(a, b, j)) return kDpInfinity;

@@ -1,0 +1,69 @@
+#pragma once
+// What the instances of one problem share, for solve()'s branch and bound:
+//  - a lower bound per instance, computed without a placement (the compute
+//    columns of a layer table do not depend on where the groups sit; a unit
+//    test checks that), so instances that cannot enter the top-k are
+//    dropped before their layout is ever computed;
+//  - layouts and layer tables built on first use and cached (thread-safe):
+//    one per distinct (degrees, placement), one per distinct layer-table
+//    config; ZeRO, schedule and micro-batch variants reuse them.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/solve.hpp"
+#include "solver/search/stage_cost.hpp"
+
+namespace nestfast::search {
+
+struct PreparedInstance {
+  std::shared_ptr<const ExecutionLayout> layout;
+  std::shared_ptr<const LayerTable> table;
+};
+
+class SearchContext {
+ public:
+  SearchContext(const SolveProblem& problem, const std::vector<DpInstance>& instances);
+
+  // An iteration time no plan of instance i beats.
+  double lower_bound(std::size_t i) const { return lower_bound_[i]; }
+  // Layout and layer table of instance i; safe to call from many threads.
+  PreparedInstance prepare(std::size_t i);
+
+  std::size_t layouts_built() const { return layouts_.size(); }
+  std::size_t tables_built() const { return tables_.size(); }
+
+ private:
+  const SolveProblem& problem_;
+  const std::vector<DpInstance>& instances_;
+  std::vector<double> lower_bound_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const ExecutionLayout>> layouts_;
+  std::map<std::string, std::shared_ptr<const LayerTable>> tables_;
+};
+
+// The layer table of (tp, cp, ep, sp, mbs) with every group on one node:
+// its compute columns are those of any placement.
+LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& instance);
+
+// A DP-sync + optimizer time no plan beats: the most loaded rank holds at
+// least 1/pp of the dense parameters, and sync_time grows with both its
+// arguments. Shaved by 1e-9 relative against rounding.
+double sync_floor(const ReplicaContext& replicas, const LayerTable& table, int pp);
+
+// The pipeline time of max(all compute / pp, the largest layer's compute),
+// shaved by 1e-9 relative so rounding never lifts it above a real plan's.
+double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table);
+
+// solve_instance on a prepared layout and table, returning only plans whose
+// time is <= time_bound (an instance whose optimum is worse comes back with
+// pruned_by_bound set). With time_bound = +inf it is solve_instance exactly.
+InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& instance, const ExecutionLayout& layout,
+                              const LayerTable& table, double time_bound);
+
+}  // namespace nestfast::search
