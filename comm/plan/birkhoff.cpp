@@ -42,11 +42,15 @@ std::uint64_t pad_to_equal_line_sums(std::vector<std::uint64_t>& matrix, int siz
 namespace {
 
 // The matching state and the scratch of the augmenting-path search, sized
-// once. A row or column of -1 is free.
+// once. A row or column of -1 is free. The entries of matched edges live in
+// matched_ (contiguous, so the per-stage min and subtraction stream through
+// one small array); the matrix copy of such an entry is stale but nonzero,
+// which is all the path search asks of it, and is written back when the edge
+// leaves the matching.
 class StageMatcher {
  public:
   StageMatcher(std::vector<std::uint64_t>& residual, std::size_t size)
-      : w_(residual), n_(size), mate_row_(size, -1), mate_col_(size, -1), seen_(size, 0),
+      : w_(residual), n_(size), mate_row_(size, -1), mate_col_(size, -1), matched_(size, 0), seen_(size, 0),
         from_row_(size, -1), via_col_(size, -1), queue_(size), free_cols_(), free_rows_() {
     free_cols_.reserve(size);
     free_rows_.reserve(size);
@@ -72,21 +76,32 @@ class StageMatcher {
   // Subtracts `weight` along the matching and unmatches the entries that
   // reached zero.
   void subtract(std::uint64_t weight) {
+    free_rows_.resize(n_);  // capacity reserved up front: no allocation
+    free_cols_.clear();
+    // Local pointers: the loop must not reload members through `this`.
+    std::uint64_t* const matched = matched_.data();
+    std::int32_t* const zeroed = free_rows_.data();
+    std::size_t zeros = 0;
     for (std::size_t s = 0; s < n_; ++s) {
-      const auto t = static_cast<std::size_t>(mate_row_[s]);
-      std::uint64_t& entry = w_[s * n_ + t];
-      entry -= weight;
-      if (entry == 0) {
-        mate_row_[s] = -1;
-        mate_col_[t] = -1;
-      }
+      matched[s] -= weight;
+      zeroed[zeros] = static_cast<std::int32_t>(s);
+      zeros += matched[s] == 0 ? 1 : 0;
     }
-    collect_free();
+    free_rows_.resize(zeros);
+    for (std::int32_t row : free_rows_) {
+      const auto s = static_cast<std::size_t>(row);
+      const std::int32_t t = mate_row_[s];
+      w_[s * n_ + static_cast<std::size_t>(t)] = 0;
+      mate_row_[s] = -1;
+      mate_col_[static_cast<std::size_t>(t)] = -1;
+      free_cols_.push_back(t);
+    }
   }
 
   std::uint64_t smallest_matched() const {
     std::uint64_t least = ~std::uint64_t{0};
-    for (std::size_t s = 0; s < n_; ++s) least = std::min(least, w_[s * n_ + static_cast<std::size_t>(mate_row_[s])]);
+    const std::uint64_t* const matched = matched_.data();
+    for (std::size_t s = 0; s < n_; ++s) least = std::min(least, matched[s]);
     return least;
   }
 
@@ -101,8 +116,11 @@ class StageMatcher {
 
  private:
   void link(std::int32_t s, std::int32_t t) {
-    mate_row_[static_cast<std::size_t>(s)] = t;
+    const auto row = static_cast<std::size_t>(s);
+    if (mate_row_[row] >= 0) w_[row * n_ + static_cast<std::size_t>(mate_row_[row])] = matched_[row];
+    mate_row_[row] = t;
     mate_col_[static_cast<std::size_t>(t)] = s;
+    matched_[row] = w_[row * n_ + static_cast<std::size_t>(t)];
   }
 
   void collect_free() {
@@ -170,6 +188,7 @@ class StageMatcher {
   std::vector<std::uint64_t>& w_;
   std::size_t n_;
   std::vector<std::int32_t> mate_row_, mate_col_;
+  std::vector<std::uint64_t> matched_;  // entry of (row, mate_row_[row])
   std::vector<std::uint32_t> seen_;
   std::uint32_t stamp_ = 0;
   std::vector<std::int32_t> from_row_, via_col_, queue_;
@@ -205,16 +224,11 @@ BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int 
   }
 
   // Decreasing weight; equal weights keep the order they were found in.
-  std::vector<std::uint32_t> order(weights.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return weights[a] > weights[b]; });
-  out.weights.resize(weights.size());
-  out.perms.resize(perms.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    out.weights[k] = weights[order[k]];
-    std::copy_n(perms.begin() + static_cast<std::ptrdiff_t>(order[k] * n), n,
-                out.perms.begin() + static_cast<std::ptrdiff_t>(k * n));
-  }
+  out.order.resize(weights.size());
+  std::iota(out.order.begin(), out.order.end(), 0u);
+  std::stable_sort(out.order.begin(), out.order.end(), [&](std::uint32_t a, std::uint32_t b) { return weights[a] > weights[b]; });
+  out.weights = std::move(weights);
+  out.perms = std::move(perms);
   return out;
 }
 

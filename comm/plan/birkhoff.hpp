@@ -6,9 +6,12 @@
 
 namespace nestfast::comm {
 
+// Stages in the order they were found; `order` lists them by decreasing
+// weight (ties in the order found).
 struct BirkhoffStages {
-  std::vector<std::uint64_t> weights;  // decreasing
-  std::vector<std::int32_t> perms;     // stage k: [k*size, (k+1)*size), perm[row] = column
+  std::vector<std::uint64_t> weights;
+  std::vector<std::int32_t> perms;    // stage k: [k*size, (k+1)*size), perm[row] = column
+  std::vector<std::uint32_t> order;
 };
 
 // Raises entries of the size x size row-major `matrix` so that every row and

@@ -1,5 +1,6 @@
 #include "comm/plan/fast_plan.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,37 @@ std::uint64_t FastPlan::rail_stream_bytes(int rank, int server) const {
   return bytes;
 }
 
+namespace {
+
+// Puts stage order[k] at position k, in place (cycle by cycle, one stage of
+// scratch), so the largest array of the plan is never copied.
+void order_stages(std::vector<std::uint64_t>& weights, std::vector<std::int32_t>& perms,
+                  const std::vector<std::uint32_t>& order, std::size_t servers) {
+  std::vector<bool> placed(order.size(), false);
+  std::vector<std::int32_t> held(servers);
+  auto block = [&](std::size_t k) { return perms.begin() + static_cast<std::ptrdiff_t>(k * servers); };
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (placed[start] || order[start] == start) continue;
+    const std::uint64_t held_weight = weights[start];
+    std::copy_n(block(start), servers, held.begin());
+    std::size_t k = start;
+    while (true) {
+      placed[k] = true;
+      const std::size_t from = order[k];
+      if (from == start) {
+        weights[k] = held_weight;
+        std::copy(held.begin(), held.end(), block(k));
+        break;
+      }
+      weights[k] = weights[from];
+      std::copy_n(block(from), servers, block(k));
+      k = from;
+    }
+  }
+}
+
+}  // namespace
+
 FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, const FastPlanOptions& options) {
   if (demand.ranks() != map.ranks()) {
     throw std::invalid_argument("fast plan: the demand has " + std::to_string(demand.ranks()) +
@@ -55,10 +87,11 @@ FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, cons
   plan.padded_line_sum = pad_to_equal_line_sums(plan.padded_matrix, S);
 
   BirkhoffStages stages = birkhoff_decompose(plan.padded_matrix, S, plan.padded_line_sum);
+  const auto servers = static_cast<std::size_t>(S);
   plan.stage_weights = std::move(stages.weights);
   plan.stage_perms = std::move(stages.perms);
+  order_stages(plan.stage_weights, plan.stage_perms, stages.order, servers);
   plan.stage_sources.resize(plan.stage_perms.size());
-  const auto servers = static_cast<std::size_t>(S);
   for (std::size_t k = 0; k < plan.stage_weights.size(); ++k) {
     const std::int32_t* perm = &plan.stage_perms[k * servers];
     std::int32_t* source = &plan.stage_sources[k * servers];

@@ -1,7 +1,6 @@
 #include "comm/plan/intra_server_balance.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 namespace nestfast::comm {
 
@@ -87,19 +86,29 @@ BalancedStreams balance_servers(const TrafficMatrix& demand, const ServerMap& ma
   out.rail_begin.assign(N * S + 1, 0);
   auto slot = [&](int rank, int t) { return static_cast<std::size_t>(rank) * S + static_cast<std::size_t>(t); };
 
-  // Pass 1: the number of segments of every stream, the caps and the moves.
+  // Moves are stored sorted by (from, to, server, begin) without sorting:
+  // pass 1 counts them per (from, local index of to), pass 2 places them;
+  // each pair's moves are made in (server, begin) order.
+  std::vector<std::size_t> pair_offset(N + 1, 0);
+  for (int g = 0; g < map.ranks(); ++g) pair_offset[g + 1] = pair_offset[g] + static_cast<std::size_t>(map.gpus_on(map.server_of(g)));
+  auto pair = [&](int from, int to) { return pair_offset[from] + static_cast<std::size_t>(map.local_index(to)); };
+  std::vector<std::size_t> pair_begin(pair_offset.back() + 1, 0);
+
+  // Pass 1: the number of segments of every stream, the caps, the move counts.
   for (int s = 0; s < servers; ++s) {
     for (int t = 0; t < servers; ++t) {
       if (s == t) continue;
       out.server_matrix[static_cast<std::size_t>(s) * S + static_cast<std::size_t>(t)] = balance_pair(
           lengths, map, s, t, [&](int rank, std::uint64_t) { ++out.rail_begin[slot(rank, t) + 1]; },
-          [&](int from, int to, std::uint64_t begin, std::uint64_t end) {
+          [&](int from, int to, std::uint64_t, std::uint64_t) {
             ++out.rail_begin[slot(to, t) + 1];
-            out.moves.push_back({from, to, {from, t, begin, end}});
+            ++pair_begin[pair(from, to) + 1];
           });
     }
   }
   for (std::size_t i = 0; i < N * S; ++i) out.rail_begin[i + 1] += out.rail_begin[i];
+  for (std::size_t i = 1; i < pair_begin.size(); ++i) pair_begin[i] += pair_begin[i - 1];
+  out.moves.resize(pair_begin.back());
 
   // Pass 2: fill the streams, kept prefix first, then taken ranges in order.
   out.rail_segments.resize(out.rail_begin.back());
@@ -112,12 +121,10 @@ BalancedStreams balance_servers(const TrafficMatrix& demand, const ServerMap& ma
           [&](int rank, std::uint64_t kept) { out.rail_segments[fill[slot(rank, t)]++] = {rank, t, 0, kept}; },
           [&](int from, int to, std::uint64_t begin, std::uint64_t end) {
             out.rail_segments[fill[slot(to, t)]++] = {from, t, begin, end};
+            out.moves[pair_begin[pair(from, to)]++] = {from, to, {from, t, begin, end}};
           });
     }
   }
-  std::sort(out.moves.begin(), out.moves.end(), [](const BalanceMove& a, const BalanceMove& b) {
-    return std::tie(a.from, a.to, a.range.server, a.range.begin) < std::tie(b.from, b.to, b.range.server, b.range.begin);
-  });
   return out;
 }
 

@@ -1,0 +1,78 @@
+// Scheduling time of the FAST plan (issue 7): dense zipf:0.8 and uniform-random
+// demand, 8 GPUs per server, 8 to 256 servers. The reference scheduler takes
+// about 0.3 ms (8 servers), 2.4 ms (16), 28 ms (32), 68 ms (40), 0.52 s (64);
+// targets here: <= 30 us at 8, <= 2 ms at 40, <= 30 ms at 128 servers.
+//   build_fast_plan: everything a rank computes (server matrix, balance with
+//                    provenance, padding, Birkhoff stages, the plan's copy of the demand)
+//   birkhoff:        the decomposition of the padded server matrix alone
+//   rank_schedule:   one rank's explicit piece lists (what an executor expands)
+#include <benchmark/benchmark.h>
+
+#include "comm/plan/birkhoff.hpp"
+#include "comm/plan/fast_plan.hpp"
+#include "comm/workload/workload.hpp"
+
+namespace {
+
+using namespace nestfast::comm;
+
+constexpr int kGpusPerServer = 8;
+constexpr std::uint64_t kBytesPerRank = 64u << 20;
+
+const char* workload_of(int index) { return index == 0 ? "zipf:0.8" : "random"; }
+
+void BM_BuildFastPlan(benchmark::State& state) {
+  const auto servers = static_cast<int>(state.range(0));
+  const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
+  const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
+  std::size_t stages = 0;
+  for (auto _ : state) {
+    FastPlan plan = build_fast_plan(demand, map);
+    stages = plan.stage_count();
+    benchmark::DoNotOptimize(plan.stage_weights.data());
+  }
+  state.counters["stages"] = static_cast<double>(stages);
+  state.SetLabel(workload_of(static_cast<int>(state.range(1))));
+}
+
+void BM_Birkhoff(benchmark::State& state) {
+  const auto servers = static_cast<int>(state.range(0));
+  const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
+  const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
+  const FastPlan plan = build_fast_plan(demand, map);
+  for (auto _ : state) {
+    BirkhoffStages stages = birkhoff_decompose(plan.padded_matrix, servers, plan.padded_line_sum);
+    benchmark::DoNotOptimize(stages.weights.data());
+  }
+  state.counters["stages"] = static_cast<double>(plan.stage_count());
+  state.SetLabel(workload_of(static_cast<int>(state.range(1))));
+}
+
+void BM_RankSchedule(benchmark::State& state) {
+  const auto servers = static_cast<int>(state.range(0));
+  const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
+  const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
+  const FastPlan plan = build_fast_plan(demand, map);
+  std::size_t pieces = 0;
+  for (auto _ : state) {
+    RankSchedule schedule = rank_schedule(plan, map.ranks() / 2);
+    pieces = schedule.pieces.size();
+    benchmark::DoNotOptimize(schedule.pieces.data());
+  }
+  state.counters["pieces"] = static_cast<double>(pieces);
+  state.SetLabel(workload_of(static_cast<int>(state.range(1))));
+}
+
+void server_counts(benchmark::internal::Benchmark* bench) {
+  for (int workload : {0, 1}) {
+    for (int servers : {8, 16, 32, 40, 64, 128, 256}) bench->Args({servers, workload});
+  }
+}
+
+BENCHMARK(BM_BuildFastPlan)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Birkhoff)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RankSchedule)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
