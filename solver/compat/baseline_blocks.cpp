@@ -18,6 +18,12 @@ void require_chain(const NestBaseline& baseline, std::size_t chain_size) {
   }
 }
 
+[[noreturn]] void empty_stage(const NestBaseline& baseline, std::size_t index, const char* what) {
+  throw std::invalid_argument(where(baseline) + ": stage " + std::to_string(index + 1) + " of p=" +
+                              std::to_string(baseline.p) + " holds no " + what + " (num_transformer_layers=" +
+                              std::to_string(baseline.num_transformer_layers) + ")");
+}
+
 std::vector<NestStage> cut(const NestBaseline& baseline, const std::vector<int>& sizes, std::size_t start,
                            std::size_t chain_size, int stage_devices) {
   std::vector<NestStage> stages;
@@ -29,11 +35,7 @@ std::vector<NestStage> cut(const NestBaseline& baseline, const std::vector<int>&
   stages.front().first = 0;
   stages.back().end = chain_size;
   for (std::size_t index = 0; index < stages.size(); ++index) {
-    if (stages[index].first >= stages[index].end) {
-      throw std::invalid_argument(where(baseline) + ": stage " + std::to_string(index + 1) + " of p=" +
-                                  std::to_string(baseline.p) + " holds no layer (num_transformer_layers=" +
-                                  std::to_string(baseline.num_transformer_layers) + ")");
-    }
+    if (stages[index].first >= stages[index].end) empty_stage(baseline, index, "layer");
   }
   return stages;
 }
@@ -68,11 +70,7 @@ std::vector<NestStage> honest_baseline_stages(const NestBaseline& baseline, std:
     for (int stage = 0; stage < baseline.p; ++stage) sizes.push_back(base + (stage >= baseline.p - extra ? 1 : 0));
   }
   for (std::size_t index = 0; index < sizes.size(); ++index) {
-    if (sizes[index] <= 0) {
-      throw std::invalid_argument(where(baseline) + ": stage " + std::to_string(index + 1) + " of p=" +
-                                  std::to_string(baseline.p) + " holds no transformer layer (num_transformer_layers=" +
-                                  std::to_string(baseline.num_transformer_layers) + ")");
-    }
+    if (sizes[index] <= 0) empty_stage(baseline, index, "transformer layer");
   }
   return cut(baseline, sizes, 1, chain_size, stage_devices);
 }

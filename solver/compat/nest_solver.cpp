@@ -112,19 +112,37 @@ NestPlan plan_from_split(int tp, int dp, int stage_devices,
   return plan;
 }
 
+// What both searches need for one graph: its chain table, the devices of a
+// stage and the most stages a pipeline can have (one layer each, N devices).
+struct GraphSearch {
+  GraphSearch(const NestProblem& problem, const NestGraph& graph)
+      : chain(graph),
+        stage_devices(problem.stage_devices(graph.tp)),
+        max_stages(static_cast<int>(
+            std::min<std::size_t>(chain.size(), static_cast<std::size_t>(problem.max_devices / stage_devices)))) {}
+
+  // Devices of the stages after one with `remaining` stages to the end.
+  std::uint64_t devices_after(int remaining) const {
+    return static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1);
+  }
+
+  ChainTable chain;
+  int stage_devices;
+  int max_stages;
+};
+
 // Compat: the first stage is enumerated explicitly because the all-reduce
 // prices its parameters; the rest is the suffix DP's best split.
 void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate& best) {
   const CompatModel model(problem);
-  const ChainTable chain(graph);
-  const int stage_devices = problem.stage_devices(graph.tp);
+  const GraphSearch search(problem, graph);
+  const ChainTable& chain = search.chain;
+  const int stage_devices = search.stage_devices;
+  const int max_stages = search.max_stages;
   const std::size_t positions = chain.size();
-  const int max_stages =
-      static_cast<int>(std::min<std::size_t>(positions, static_cast<std::size_t>(problem.max_devices / stage_devices)));
   if (max_stages < 1) return;
   const auto stage_load = [&](std::size_t first, std::size_t end, int remaining) {
-    return model.stage_load(chain, first, end, remaining,
-                            static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1));
+    return model.stage_load(chain, first, end, remaining, search.devices_after(remaining));
   };
   const auto stage_parameters = [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); };
   SuffixTable table(positions, max_stages - 1);
@@ -165,18 +183,15 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
 // added per d. Exact in the bottleneck, not jointly with the all-reduce.
 void search_corrected(const NestProblem& problem, const NestGraph& graph, Candidate& best) {
   const CorrectedModel model(problem);
-  const ChainTable chain(graph);
-  const int stage_devices = problem.stage_devices(graph.tp);
-  const std::size_t positions = chain.size();
-  const int max_stages =
-      static_cast<int>(std::min<std::size_t>(positions, static_cast<std::size_t>(problem.max_devices / stage_devices)));
+  const GraphSearch search(problem, graph);
+  const ChainTable& chain = search.chain;
+  const int stage_devices = search.stage_devices;
+  const int max_stages = search.max_stages;
   if (max_stages < 1) return;
-  SuffixTable table(positions, max_stages);
+  SuffixTable table(chain.size(), max_stages);
   table.fill(
       [&](std::size_t first, std::size_t end, int remaining) {
-        return model.stage_load(chain, first, end, remaining,
-                                static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(remaining - 1),
-                                stage_devices);
+        return model.stage_load(chain, first, end, remaining, search.devices_after(remaining), stage_devices);
       },
       [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); });
   for (int dp = 1; dp <= max_data_parallel(problem); ++dp) {
