@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "comm/exec/messages.hpp"
+
 namespace nestfast::comm {
 
 Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, const AlltoallvLayout& layout,
@@ -21,7 +23,7 @@ Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, c
 
   if (options.validate) {
     buffers.poison_recv();
-    MPI_Barrier(comm);
+    barrier_yielding(comm);
     algo.execute(buffers.send(), buffers.recv());
     const DeliveryCheck check = check_delivery(comm, layout, buffers.recv(), options.seed);
     result.validated = true;
@@ -32,7 +34,7 @@ Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, c
 
   std::vector<double> seconds(static_cast<std::size_t>(options.iterations));
   for (double& elapsed : seconds) {
-    MPI_Barrier(comm);
+    barrier_yielding(comm);
     const double start = MPI_Wtime();
     algo.execute(buffers.send(), buffers.recv());
     elapsed = MPI_Wtime() - start;

@@ -1,5 +1,7 @@
 #include "comm/exec/messages.hpp"
 
+#include <sched.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -36,10 +38,24 @@ void RequestBatch::send(const void* buffer, std::uint64_t bytes, int peer, int t
 }
 
 void RequestBatch::wait_all() {
-  if (requests_.empty()) return;
-  const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  wait_yielding(requests_);
   requests_.clear();
-  check_mpi(code, "MPI_Waitall");
+}
+
+void wait_yielding(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return;
+  for (int done = 0;;) {
+    check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (done) return;
+    sched_yield();
+  }
+}
+
+void barrier_yielding(MPI_Comm comm) {
+  std::vector<MPI_Request> request(1);
+  check_mpi(MPI_Ibarrier(comm, request.data()), "MPI_Ibarrier");
+  wait_yielding(request);
 }
 
 int phase_tag(MPI_Comm comm, TagPhase phase, int stage) {

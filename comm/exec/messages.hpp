@@ -13,7 +13,7 @@ class RequestBatch {
  public:
   void receive(void* buffer, std::uint64_t bytes, int peer, int tag, MPI_Comm comm);
   void send(const void* buffer, std::uint64_t bytes, int peer, int tag, MPI_Comm comm);
-  void wait_all();  // throws std::runtime_error naming MPI's error
+  void wait_all();  // wait_yielding; throws std::runtime_error naming MPI's error
 
  private:
   std::vector<MPI_Request> requests_;
@@ -24,6 +24,15 @@ class RequestBatch {
 // communicator and tag, and every step of a phase is posted in stage order.
 enum class TagPhase : int { kIntrinsic = 0, kBalance = 1, kRail = 2, kForward = 3, kPlain = 4 };
 int phase_tag(MPI_Comm comm, TagPhase phase, int stage);
+
+// MPI_Waitall that gives the core away between polls. MPICH's own waits spin,
+// so ranks that outnumber the cores (8 ranks on 2 here) burn whole scheduler
+// slices waiting for a peer that cannot run; on a dedicated core the yield
+// returns at once and costs a system call per poll.
+void wait_yielding(std::vector<MPI_Request>& requests);
+
+// MPI_Barrier with the same waiting.
+void barrier_yielding(MPI_Comm comm);
 
 // Throws std::runtime_error with MPI's message when `code` is not MPI_SUCCESS.
 void check_mpi(int code, const char* what);

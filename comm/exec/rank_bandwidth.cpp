@@ -20,7 +20,7 @@ RankBandwidth measure_rank_bandwidth(const ServerTopology& topology, std::uint64
   const int tag = phase_tag(comm, TagPhase::kPlain, 0);
   double best = 0;
   for (int i = 0; i <= repeats; ++i) {  // the first exchange warms up
-    MPI_Barrier(comm);
+    barrier_yielding(comm);
     const double start = MPI_Wtime();
     RequestBatch batch;
     batch.receive(in.data(), bytes, from, tag, comm);

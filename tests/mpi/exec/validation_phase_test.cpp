@@ -22,8 +22,17 @@ ValidationSettings small_settings() {
   return settings;
 }
 
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// EP over all ranks, so that the group spans both virtual servers (a group
+// inside one server has no cross-server bytes and a zero server bound).
 ValidationRequest moe_request() {
-  return {.plan_row = 3, .ep = 4, .experts = 8, .top_k = 2, .predicted_s = 1e-3, .predicted_bytes_per_rank = 8192};
+  return {.plan_row = 3, .ep = world_size(), .experts = 2 * world_size(), .top_k = 2, .predicted_s = 1e-3,
+          .predicted_bytes_per_rank = 8192};
 }
 
 TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {

@@ -1,0 +1,91 @@
+// FAST's compiled program has the shape comm.md section 2 asks for: per step
+// at most one rail receive and one rail send, node traffic on node_comm only,
+// no empty message, at most stages + 2 steps; and skewed workloads (which make
+// the intra-server balance move data) still deliver every byte, with and
+// without quantisation, and through auto when it picks fast.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+
+#include "comm/exec/algo_auto.hpp"
+#include "comm/exec/algo_fast.hpp"
+#include "comm/exec/counts_exchange.hpp"
+#include "comm/exec/exchange_buffers.hpp"
+#include "comm/exec/harness.hpp"
+#include "comm/workload/workload.hpp"
+
+namespace nestfast::comm {
+namespace {
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+TEST(FastProgram, OneRailReceiveAndSendPerStepAndNoEmptyMessage) {
+  const ServerTopology topology(MPI_COMM_WORLD, 4 <= world_size() ? 4 : world_size());
+  const TrafficMatrix demand = make_workload("zipf:0.8", world_size(), 6000, 3);
+  const FastPlan plan = build_fast_plan(demand, topology.map());
+  ASSERT_GT(plan.stage_count(), 1U);
+  const StepProgram program = compile_schedule(rank_schedule(plan, world_rank()), plan.stage_count(), topology);
+  EXPECT_LE(program.steps.size(), plan.stage_count() + 2);
+  for (const Step& step : program.steps) {
+    int rail_receives = 0, rail_sends = 0;
+    for (const Message& message : step.messages) {
+      EXPECT_GT(message.bytes, 0U);
+      EXPECT_TRUE(message.comm == topology.rail_comm() || message.comm == topology.node_comm());
+      if (message.comm == topology.rail_comm()) (message.send ? rail_sends : rail_receives) += 1;
+    }
+    EXPECT_LE(rail_receives, 1);
+    EXPECT_LE(rail_sends, 1);
+  }
+}
+
+Measurement run(Alltoallv& algorithm, const ServerTopology& topology, const TrafficMatrix& demand) {
+  const AlltoallvLayout layout = layout_of_rank(demand, world_rank());
+  const TrafficMatrix counts = gather_counts(MPI_COMM_WORLD, layout);
+  ExchangeBuffers buffers(layout, world_rank(), 21);
+  return measure_alltoallv(algorithm, topology, layout, counts, buffers,
+                           HarnessOptions{.iterations = 1, .warmup = 0, .validate = true, .seed = 21});
+}
+
+TEST(FastProgram, SkewedWorkloadsMoveBalanceBytesAndArriveExactly) {
+  for (const int servers : {2, 3}) {
+    const ServerTopology topology(MPI_COMM_WORLD, servers);
+    for (const std::string workload : {"random", "hot:5", "zipf:1.2", "moe:16,2,0.8"}) {
+      const TrafficMatrix demand = make_workload(workload, world_size(), 20011, 5);
+      if (workload == "random") {
+        // Independent weights leave the GPUs of server 0 unequal: the balance must move bytes.
+        EXPECT_FALSE(build_fast_plan(demand, topology.map()).balance.empty()) << servers << " servers";
+      }
+      FastAlltoallv exact;
+      EXPECT_EQ(run(exact, topology, demand).wrong, 0U) << workload << " on " << servers << " servers";
+      FastAlltoallv quantised(FastPlanOptions{.quantum = 4096});
+      EXPECT_EQ(run(quantised, topology, demand).wrong, 0U) << workload << " quantised";
+    }
+  }
+}
+
+TEST(AutoAlgorithm, PicksByThresholdAndSaysSo) {
+  const ServerTopology topology(MPI_COMM_WORLD, 2);
+  const TrafficMatrix demand = make_workload("random", world_size(), 3000, 9);
+  AutoAlltoallv below(1U << 20), above(1);
+  const Measurement small = run(below, topology, demand);
+  EXPECT_EQ(small.decision, "mpi");
+  EXPECT_EQ(small.wrong, 0U);
+  const Measurement large = run(above, topology, demand);
+  EXPECT_EQ(large.decision, "fast");
+  EXPECT_EQ(large.stages, static_cast<int>(build_fast_plan(demand, topology.map()).stage_count()));
+  EXPECT_EQ(large.wrong, 0U);
+}
+
+}  // namespace
+}  // namespace nestfast::comm
