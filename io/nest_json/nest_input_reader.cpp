@@ -259,7 +259,10 @@ compat::NestProblem parse_nest_input(std::string_view text, const std::string& s
   }
   if (product != static_cast<long double>(problem.max_devices)) {
     std::string values;
-    for (int count : problem.network.devices_per_level) values += (values.empty() ? "" : "x") + std::to_string(count);
+    for (int count : problem.network.devices_per_level) {
+      if (!values.empty()) values += 'x';
+      values += std::to_string(count);
+    }
     reader.fail("devices_per_level", "the product " + values + " is not maxDevices=" +
                                          std::to_string(problem.max_devices));
   }
