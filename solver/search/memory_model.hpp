@@ -20,11 +20,14 @@ inline constexpr double kAdamStateBytesPerParam = 12;
 inline constexpr double kSgdStateBytesPerParam = 4;
 // Gradients are reduced in the dtype they are kept in (fp32 main_grad).
 inline constexpr double kGradReduceBytesPerParam = kGradBytesPerParam;
-// Bytes the optimizer step streams through HBM per parameter it owns:
-// Adam reads grad 4 + master 4 + 2 moments 8, writes master 4 + moments 8 +
-// the bf16 copy 2 = 30; SGD reads grad 4 + master 4, writes master 4 + copy 2 = 14.
-inline constexpr double kAdamStepBytesPerParam = 30;
-inline constexpr double kSgdStepBytesPerParam = 14;
+// Bytes the optimizer step streams through HBM per parameter it owns, on
+// Megatron-LM's mixed-precision path: un-scale + inf check of the fp32
+// grads (read 4, write 4), the grad-norm pass (read 4), the fused update
+// (Adam: read grad, master, 2 moments 16, write master, moments 12 = 28;
+// SGD: read grad, master 8, write master 4 = 12), the copy to the bf16
+// working weights (read 4, write 2) and zeroing the grad buffer (write 4).
+inline constexpr double kAdamStepBytesPerParam = 8 + 4 + 28 + 6 + 4;
+inline constexpr double kSgdStepBytesPerParam = 8 + 4 + 12 + 6 + 4;
 // CUDA context, NCCL buffers and allocator slack held on every device.
 inline constexpr double kRuntimeReserveBytes = 2.0 * (1ull << 30);
 
