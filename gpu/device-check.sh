@@ -24,7 +24,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
 build=${NESTFAST_DEVICE_BUILD_DIR:-$root/build/gpu}
-solve_args=${NESTFAST_DEVICE_SOLVE_ARGS:---model gpt3-175b --cluster h200-superpod --gpus 1024}
+solve_args=${NESTFAST_DEVICE_SOLVE_ARGS:---model gpt3-175b --cluster h200-superpod --gpus 1024 --gbs 1536}
 mpiexec=${MPIEXEC:-mpiexec}
 summary=$out/summary.tsv
 printf 'step\tstatus\tseconds\tdetail\n' >"$summary"
@@ -50,7 +50,9 @@ run_step() {
   elif ((rc == 124)); then
     record "$name" fail "$seconds" "timed out after ${limit}s"
   else
-    record "$name" fail "$seconds" "exit $rc: $(grep -m1 -iE 'error|fail' "$out/$name.log" | cut -c1-200)"
+    local why
+    why=$(grep -m1 -iE 'error|fail' "$out/$name.log" || head -1 "$out/$name.log")
+    record "$name" fail "$seconds" "exit $rc: ${why:0:200}"
   fi
   return $rc
 }
@@ -96,11 +98,11 @@ fi
 run_step gpu_bench 120 "see gpu_bench.json" bash -c "'$build/gpu/nestfast-gpu-bench' --instances 20000 >'$out/gpu_bench.json'"
 
 # 6. solve: the same sweep point on the CPU and on the GPU
-if "$nestfast" solve --help 2>/dev/null | grep -q -- '--gpu'; then
-  # shellcheck disable=SC2086  # the arguments are meant to split
-  run_step solve_cpu 120 "$solve_args --gpu off" "$nestfast" solve $solve_args --gpu off --json "$out/solve_cpu.json"
-  # shellcheck disable=SC2086
-  run_step solve_gpu 120 "$solve_args --gpu on" "$nestfast" solve $solve_args --gpu on --json "$out/solve_gpu.json"
+if "$nestfast" solve --help 2>/dev/null | grep -qE -- '--gpu( |$)'; then
+  run_step solve_cpu 120 "$solve_args --gpu off" \
+    bash -c "'$nestfast' solve $solve_args --gpu off --json >'$out/solve_cpu.json'"
+  run_step solve_gpu 120 "$solve_args --gpu on" \
+    bash -c "'$nestfast' solve $solve_args --gpu on --json >'$out/solve_gpu.json'"
 else
   record solve_gpu unsupported 0 "this nestfast has no 'solve --gpu'"
 fi
