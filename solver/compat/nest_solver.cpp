@@ -178,9 +178,18 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
   }
 }
 
-// Corrected: the DP minimises the bottleneck per stage count (ties: the
-// smaller largest stage); the all-reduce of that split's largest stage is
-// added per d. Exact in the bottleneck, not jointly with the all-reduce.
+// Corrected: per stage count s, the (bottleneck, largest stage parameters)
+// trade-off is what matters: the time is (m + s - 1) * bottleneck plus the
+// all-reduce of the largest stage. The DP without a limit gives the least
+// bottleneck; the DP again with every stage's parameters capped at each
+// smaller value a stage can take gives the rest of the trade-off, so the
+// best of these splits per (s, d) is the optimum.
+struct SplitChoice {
+  double bottleneck;
+  std::uint64_t largest;
+  std::vector<std::pair<std::size_t, std::size_t>> split;
+};
+
 void search_corrected(const NestProblem& problem, const NestGraph& graph, Candidate& best) {
   const CorrectedModel model(problem);
   const GraphSearch search(problem, graph);
@@ -188,22 +197,51 @@ void search_corrected(const NestProblem& problem, const NestGraph& graph, Candid
   const int stage_devices = search.stage_devices;
   const int max_stages = search.max_stages;
   if (max_stages < 1) return;
-  SuffixTable table(chain.size(), max_stages);
-  table.fill(
-      [&](std::size_t first, std::size_t end, int remaining) {
-        return model.stage_load(chain, first, end, remaining, search.devices_after(remaining), stage_devices);
-      },
-      [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); });
+  const std::size_t positions = chain.size();
+  std::vector<std::vector<SplitChoice>> choices(static_cast<std::size_t>(max_stages) + 1);
+  const auto solve_capped = [&](std::uint64_t cap) {
+    SuffixTable table(positions, max_stages);
+    table.fill(
+        [&](std::size_t first, std::size_t end, int remaining) -> std::optional<double> {
+          if (chain.parameter_bytes(first, end) > cap) return std::nullopt;
+          return model.stage_load(chain, first, end, remaining, search.devices_after(remaining), stage_devices);
+        },
+        [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); });
+    return table;
+  };
+  const SuffixTable free = solve_capped(UINT64_MAX);
+  std::uint64_t useful_cap = 0;
+  for (int stages = 1; stages <= max_stages; ++stages) {
+    if (free.best(stages, 0) == kInfeasible) continue;
+    choices[stages].push_back(SplitChoice{free.best(stages, 0), free.largest_parameters(stages, 0), free.split(stages, 0)});
+    useful_cap = std::max(useful_cap, free.largest_parameters(stages, 0));
+  }
+  std::vector<std::uint64_t> caps;
+  for (std::size_t first = 0; first < positions; ++first) {
+    for (std::size_t end = first + 1; end <= positions; ++end) {
+      if (chain.parameter_bytes(first, end) < useful_cap) caps.push_back(chain.parameter_bytes(first, end));
+    }
+  }
+  std::sort(caps.begin(), caps.end());
+  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+  for (std::uint64_t cap : caps) {
+    const SuffixTable capped = solve_capped(cap);
+    for (int stages = 1; stages <= max_stages; ++stages) {
+      const double bottleneck_load = capped.best(stages, 0);
+      if (bottleneck_load == kInfeasible || choices[stages].empty()) continue;
+      const std::uint64_t largest = capped.largest_parameters(stages, 0);
+      if (largest >= choices[stages].front().largest) continue;  // dominated by the free optimum
+      choices[stages].push_back(SplitChoice{bottleneck_load, largest, capped.split(stages, 0)});
+    }
+  }
   for (int dp = 1; dp <= max_data_parallel(problem); ++dp) {
     const int stages_here = std::min(max_stages, problem.max_devices / dp / stage_devices);
     if (stages_here < 1) break;
     for (int stages = 1; stages <= stages_here; ++stages) {
-      const double bottleneck_load = table.best(stages, 0);
-      if (bottleneck_load == kInfeasible) continue;
-      const double time = model.time_per_batch(bottleneck_load, stages, dp, stages * stage_devices,
-                                               table.largest_parameters(stages, 0));
-      if (time < best.time) {
-        best = Candidate{time, plan_from_split(graph.tp, dp, stage_devices, table.split(stages, 0))};
+      for (const auto& choice : choices[stages]) {
+        const double time =
+            model.time_per_batch(choice.bottleneck, stages, dp, stages * stage_devices, choice.largest);
+        if (time < best.time) best = Candidate{time, plan_from_split(graph.tp, dp, stage_devices, choice.split)};
       }
     }
   }
