@@ -1,10 +1,360 @@
+// nestfast solve: search the best plan for one model, cluster, GPU count and
+// global batch with the level-wise DP, print it (stages, devices, boundary
+// levels, time split, memory vs HBM), the next alternatives, the baselines
+// priced by the same cost model, the search statistics and a line of
+// Megatron-LM arguments; or all of it as one JSON object (--json).
+// Every rank computes (it is a pure function of the flags); rank 0 prints.
+#include <fmt/format.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "solver/search/megatron_args.hpp"
+#include "solver/search/plan_cost.hpp"
+#include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct SolveFlags {
+  std::string model;
+  std::string cluster;
+  int gpus = 0;
+  int gbs = 0;
+  int seq = 0;
+  std::string tp, cp, ep, pp, dp, mbs, zero, vpp, recompute, placement;
+  std::string sp = "all";
+  bool even_layers = false;
+  std::string optimizer = "adam";
+  std::string a2a = "fast";
+  int top_k = 5;
+  int threads = 0;
+  bool json = false;
+  bool no_baselines = false;
+  std::uint64_t mcmc_seed = 1;
+  std::uint64_t mcmc_max_plans = 20000;
+  int exhaustive_max_plans = 200000;
+};
+
+std::vector<int> parse_switch_list(const std::string& text) {
+  if (text == "all" || text.empty()) return {};
+  if (text == "on") return {1};
+  if (text == "off") return {0};
+  throw std::invalid_argument("--sp: '" + text + "' is not on, off or all");
+}
+
+search::SolveProblem make_problem(const SolveFlags& flags) {
+  search::SolveProblem problem;
+  problem.model = io::load_model(flags.model);
+  problem.cluster = io::load_cluster(flags.cluster);
+  problem.gpus = flags.gpus;
+  problem.global_batch = flags.gbs;
+  if (flags.seq < 0) throw std::invalid_argument("--seq: must be positive");
+  problem.seq_len = flags.seq;
+  if (flags.optimizer == "adam") problem.optimizer = Optimizer::Adam;
+  else if (flags.optimizer == "sgd") problem.optimizer = Optimizer::Sgd;
+  else throw std::invalid_argument("--optimizer: '" + flags.optimizer + "' is not adam or sgd");
+  if (flags.a2a == "fast") problem.a2a = AllToAllAlgorithm::Fast;
+  else if (flags.a2a == "fanout") problem.a2a = AllToAllAlgorithm::Fanout;
+  else throw std::invalid_argument("--a2a: '" + flags.a2a + "' is not fast or fanout");
+  return problem;
+}
+
+search::StrategySpace make_space(const SolveFlags& flags) {
+  search::StrategySpace space;
+  space.tp = search::parse_int_list(flags.tp, "--tp", 1);
+  space.cp = search::parse_int_list(flags.cp, "--cp", 1);
+  space.ep = search::parse_int_list(flags.ep, "--ep", 1);
+  space.pp = search::parse_int_list(flags.pp, "--pp", 1);
+  space.dp = search::parse_int_list(flags.dp, "--dp", 1);
+  space.micro_batch = search::parse_int_list(flags.mbs, "--mbs", 1);
+  space.zero_stage = search::parse_int_list(flags.zero, "--zero", 0);
+  for (int z : space.zero_stage) {
+    if (z > 3) throw std::invalid_argument("--zero: " + std::to_string(z) + " is not in 0..3");
+  }
+  space.vpp = search::parse_int_list(flags.vpp, "--vpp", 1);
+  space.sp = parse_switch_list(flags.sp);
+  space.recompute = search::parse_recompute_list(flags.recompute, "--recompute");
+  space.placements = search::parse_placement_list(flags.placement, "--placement");
+  space.uneven_layers = !flags.even_layers;
+  return space;
+}
+
+std::string layer_range(int first, int last, int blocks) {
+  auto name = [blocks](int layer) {
+    if (layer == 0) return std::string("emb");
+    if (layer == blocks + 1) return std::string("head");
+    return std::to_string(layer);
+  };
+  return first == last ? name(first) : name(first) + ".." + name(last);
+}
+
+std::string level_name(const ClusterSpec& cluster, int level) {
+  if (level < 0) return "-";
+  return fmt::format("{} ({})", level, cluster.levels[static_cast<std::size_t>(level)].name);
+}
+
+std::string degrees(const Execution& e) {
+  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} placement={}", e.tp, e.cp, e.ep, e.pp,
+                     e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
+                     e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"),
+                     search::placement_to_string(e.placement));
+}
+
+int stage_blocks(const StagePlan& stage, int blocks) {
+  return std::max(0, std::min(stage.last_layer, blocks) - std::max(stage.first_layer, 1) + 1);
+}
+
+nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& plan, const PlanCost& cost) {
+  nlohmann::json stages = nlohmann::json::array();
+  const int blocks = problem.model.num_layers;
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    const StagePlan& stage = plan.stages[i];
+    const RankCost& rank = cost.ranks[i % static_cast<std::size_t>(plan.pp)];
+    stages.push_back({{"index", i},
+                      {"pipeline_rank", rank.rank},
+                      {"first_layer", stage.first_layer},
+                      {"last_layer", stage.last_layer},
+                      {"blocks", stage_blocks(stage, blocks)},
+                      {"devices", plan.devices() / plan.pp},
+                      {"first_device", stage.first_device},
+                      {"boundary_level", stage.boundary_level},
+                      {"boundary_level_name",
+                       stage.boundary_level >= 0 ? problem.cluster.levels[static_cast<std::size_t>(stage.boundary_level)].name
+                                                 : ""},
+                      {"recompute", to_string(stage.recompute)},
+                      {"rank_time_per_microbatch_s", rank.time_per_microbatch_s},
+                      {"memory_bytes", rank.memory.total_bytes()}});
+  }
+  std::vector<std::string> placement;
+  for (ParallelDim dim : plan.placement) placement.emplace_back(to_string(dim));
+  const TimeBreakdown& b = cost.breakdown;
+  const search::MegatronArguments megatron = search::megatron_arguments(problem.model, plan);
+  return {{"tp", plan.tp},
+          {"cp", plan.cp},
+          {"ep", plan.ep},
+          {"pp", plan.pp},
+          {"dp", plan.dp},
+          {"sp", plan.sp},
+          {"micro_batch", plan.micro_batch},
+          {"micro_batches", cost.micro_batches},
+          {"zero_stage", plan.zero_stage},
+          {"vpp", plan.vpp},
+          {"placement", placement},
+          {"feasible", cost.feasible},
+          {"iteration_time_s", cost.iteration_time_s},
+          {"tokens_per_s", cost.tokens_per_s},
+          {"mfu", cost.mfu},
+          {"memory_peak_bytes", cost.memory_peak_bytes},
+          {"hbm_bytes", cost.hbm_bytes},
+          {"breakdown",
+           {{"compute_s", b.compute_s},
+            {"recompute_s", b.recompute_s},
+            {"tp_comm_s", b.tp_comm_s},
+            {"cp_comm_s", b.cp_comm_s},
+            {"ep_comm_s", b.ep_comm_s},
+            {"zero3_gather_s", b.zero3_gather_s},
+            {"p2p_s", b.p2p_s},
+            {"bubble_s", b.bubble_s},
+            {"dp_sync_s", b.dp_sync_s},
+            {"optimizer_s", b.optimizer_s}}},
+          {"stages", stages},
+          {"megatron_args", megatron.arguments},
+          {"megatron_notes", megatron.notes}};
+}
+
+nlohmann::json stats_json(const search::SearchStats& s, int threads) {
+  return {{"instances", s.instances},
+          {"pruned_instances", s.pruned_instances},
+          {"feasible_instances", s.feasible_instances},
+          {"dp_runs", s.dp_runs},
+          {"states", s.states},
+          {"stage_candidates", s.transitions},
+          {"pruned_memory", s.pruned_memory},
+          {"pruned_params", s.pruned_params},
+          {"pruned_bound", s.pruned_bound},
+          {"plans_priced", s.plans_evaluated},
+          {"wall_s", s.wall_s},
+          {"threads", threads}};
+}
+
+void print_text(const search::SolveProblem& problem, const search::SolveResult& result,
+                const std::vector<PlanCost>& costs, int threads) {
+  const int seq = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
+  const int blocks = problem.model.num_layers;
+  fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n\n",
+             problem.model.name, problem.cluster.name, problem.gpus, problem.cluster.gpu.name,
+             static_cast<double>(problem.cluster.gpu.hbm_bytes) / kGiB, problem.global_batch, seq);
+  const Execution& best = result.top.front().plan;
+  const PlanCost& cost = costs.front();
+  fmt::print("Best plan: {}\n", degrees(best));
+  fmt::print("  iteration {:.4f} s   {:.0f} tokens/s   MFU {:.1f}%   m={} micro-batches   peak memory {:.1f} / {:.1f} GiB\n\n",
+             cost.iteration_time_s, cost.tokens_per_s, 100 * cost.mfu, cost.micro_batches,
+             cost.memory_peak_bytes / kGiB, cost.hbm_bytes / kGiB);
+  fmt::print("  {:>5}  {:>4}  {:<14} {:>6}  {:>7}  {:>12}  {:<14} {:<9}  {:>12}  {:>17}\n", "stage", "rank", "layers",
+             "blocks", "devices", "first device", "boundary in", "recompute", "rank ms/mb", "memory GiB / HBM");
+  for (std::size_t i = 0; i < best.stages.size(); ++i) {
+    const StagePlan& stage = best.stages[i];
+    const RankCost& rank = cost.ranks[i % static_cast<std::size_t>(best.pp)];
+    fmt::print("  {:>5}  {:>4}  {:<14} {:>6}  {:>7}  {:>12}  {:<14} {:<9}  {:>12.3f}  {:>8.1f} / {:<6.1f}\n", i, rank.rank,
+               layer_range(stage.first_layer, stage.last_layer, blocks), stage_blocks(stage, blocks),
+               best.devices() / best.pp, stage.first_device, level_name(problem.cluster, stage.boundary_level),
+               to_string(stage.recompute), rank.time_per_microbatch_s * 1e3, rank.memory.total_bytes() / kGiB,
+               cost.hbm_bytes / kGiB);
+  }
+  const TimeBreakdown& b = cost.breakdown;
+  fmt::print("  time split (s, bottleneck rank): compute {:.3f}  recompute {:.3f}  tp {:.3f}  cp {:.3f}  ep {:.3f}  "
+             "zero3 {:.3f}  p2p {:.3f}  bubble {:.3f}  dp-sync {:.3f}  optimizer {:.3f}\n",
+             b.compute_s, b.recompute_s, b.tp_comm_s, b.cp_comm_s, b.ep_comm_s, b.zero3_gather_s, b.p2p_s, b.bubble_s,
+             b.dp_sync_s, b.optimizer_s);
+
+  if (result.top.size() > 1) {
+    fmt::print("\nAlternatives\n");
+    for (std::size_t k = 1; k < result.top.size(); ++k) {
+      fmt::print("  #{}  {:.4f} s  ({:.3f}x the best)  {}\n", k + 1, result.top[k].iteration_time_s,
+                 result.top[k].iteration_time_s / cost.iteration_time_s, degrees(result.top[k].plan));
+    }
+  }
+  if (!result.baselines.empty()) {
+    fmt::print("\nBaselines (priced by the same cost model; speed-up = baseline time / best time)\n");
+    for (const search::BaselineResult& baseline : result.baselines) {
+      if (baseline.feasible) {
+        fmt::print("  {:<10}  {:>10.4f} s  speed-up {:>6.3f}x  {}  [{}]\n", baseline.name, baseline.iteration_time_s,
+                   baseline.iteration_time_s / cost.iteration_time_s, degrees(baseline.plan), baseline.note);
+      } else {
+        fmt::print("  {:<10}  {:>12}  {}\n", baseline.name, "-", baseline.note);
+      }
+    }
+  }
+  const search::SearchStats& s = result.stats;
+  fmt::print("\nSearch: {} instances ({} skipped or cut by the bound, {} solved to a plan), {} DP runs, {} states, "
+             "{} stage candidates priced; scans cut by memory {}, by the sync cap {}, by the bound {}; "
+             "{} plans priced; {:.3f} s on {} thread(s)\n",
+             s.instances, s.pruned_instances, s.feasible_instances, s.dp_runs, s.states, s.transitions, s.pruned_memory,
+             s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads);
+  const search::MegatronArguments megatron = search::megatron_arguments(problem.model, best);
+  fmt::print("\nMegatron-LM: {}\n", megatron.arguments);
+  for (const std::string& note : megatron.notes) fmt::print("  # {}\n", note);
+}
+
+void run_solve(const SolveFlags& flags, CliContext& context) {
+  const search::SolveProblem problem = make_problem(flags);
+  const search::StrategySpace space = make_space(flags);
+  if (flags.top_k < 1) throw std::invalid_argument("--top-k: must be at least 1");
+  if (flags.threads < 0) throw std::invalid_argument("--threads: must be >= 0");
+  search::SolveOptions options;
+  options.top_k = flags.top_k;
+  options.threads = flags.threads;
+  options.baselines = !flags.no_baselines;
+  options.mcmc_seed = flags.mcmc_seed;
+  options.mcmc_max_plans = flags.mcmc_max_plans;
+  options.exhaustive_max_plans = flags.exhaustive_max_plans;
+  const search::SolveResult result = search::solve(problem, space, options);
+  const int threads = flags.threads > 0 ? flags.threads : omp_get_max_threads();
+
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!result.feasible) {
+    context.exit_code = kExitRuntimeError;
+    if (rank != 0) return;
+    if (flags.json) {
+      std::cout << nlohmann::json{{"feasible", false},
+                                  {"reason", "no feasible plan: " + result.infeasible_reason},
+                                  {"stats", stats_json(result.stats, threads)}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cerr << "nestfast solve: no feasible plan: " << result.infeasible_reason << "\n";
+    }
+    return;
+  }
+  // The reported numbers are evaluate_plan's (the DP's time equals them).
+  std::vector<PlanCost> costs;
+  for (const search::InstanceResult& plan : result.top) {
+    costs.push_back(evaluate_plan(problem.model, problem.cluster, plan.plan));
+  }
+  context.exit_code = 0;
+  if (rank != 0) return;
+  if (!flags.json) {
+    print_text(problem, result, costs, threads);
+    return;
+  }
+  nlohmann::json alternatives = nlohmann::json::array();
+  for (std::size_t k = 1; k < result.top.size(); ++k) alternatives.push_back(plan_json(problem, result.top[k].plan, costs[k]));
+  nlohmann::json baselines = nlohmann::json::array();
+  for (const search::BaselineResult& baseline : result.baselines) {
+    nlohmann::json entry = {{"name", baseline.name},
+                            {"feasible", baseline.feasible},
+                            {"note", baseline.note},
+                            {"plans_priced", baseline.plans_evaluated}};
+    if (baseline.feasible) {
+      entry["iteration_time_s"] = baseline.iteration_time_s;
+      entry["speedup"] = baseline.iteration_time_s / costs.front().iteration_time_s;
+      entry["plan"] = plan_json(problem, baseline.plan, evaluate_plan(problem.model, problem.cluster, baseline.plan));
+    }
+    baselines.push_back(entry);
+  }
+  const nlohmann::json out = {{"model", problem.model.name},
+                              {"cluster", problem.cluster.name},
+                              {"gpus", problem.gpus},
+                              {"global_batch", problem.global_batch},
+                              {"seq_len", problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len},
+                              {"feasible", true},
+                              {"best", plan_json(problem, result.top.front().plan, costs.front())},
+                              {"alternatives", alternatives},
+                              {"baselines", baselines},
+                              {"stats", stats_json(result.stats, threads)}};
+  std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
 
 void register_solve(CLI::App& app, CliContext& context) {
   auto* command = app.add_subcommand("solve", "Search the best plan for one model, cluster and GPU count");
-  mark_not_implemented(*command, context, "the level-wise DP search, issue 4");
+  auto flags = std::make_shared<SolveFlags>();
+  command->add_option("--model", flags->model, "model preset name or .toml path")->required();
+  command->add_option("--cluster", flags->cluster, "cluster preset name or .toml path")->required();
+  command->add_option("--gpus", flags->gpus, "devices to plan for")->required();
+  command->add_option("--gbs", flags->gbs, "global batch in sequences")->required();
+  command->add_option("--seq", flags->seq, "sequence length (default: the model's)");
+  const char* list = " (comma list, or 'all' = every valid value; default all)";
+  command->add_option("--tp", flags->tp, std::string("tensor-parallel degrees") + list);
+  command->add_option("--cp", flags->cp, std::string("context-parallel degrees") + list);
+  command->add_option("--ep", flags->ep, std::string("expert-parallel degrees") + list);
+  command->add_option("--pp", flags->pp, std::string("pipeline stages") + list);
+  command->add_option("--dp", flags->dp, std::string("data-parallel degrees") + list);
+  command->add_option("--mbs", flags->mbs, std::string("micro-batch sizes") + list);
+  command->add_option("--zero", flags->zero, std::string("ZeRO stages 0-3") + list);
+  command->add_option("--vpp", flags->vpp, std::string("1F1B chunks per rank, 1 = plain 1F1B") + list);
+  command->add_option("--sp", flags->sp, "sequence parallelism: on|off|all (default all)");
+  command->add_option("--recompute", flags->recompute,
+                      "recompute modes a stage may use: none,selective,full (default all; chosen per stage)");
+  command->add_option("--placement", flags->placement,
+                      "placement orders to try, innermost first, ';'-separated, e.g. 'tp,cp,ep,dp,pp;tp,pp,dp' "
+                      "(default: every order of the dims larger than 1)");
+  command->add_flag("--even-layers", flags->even_layers, "only near-equal blocks per stage (no uneven split)");
+  command->add_option("--optimizer", flags->optimizer, "adam|sgd (default adam)");
+  command->add_option("--a2a", flags->a2a, "how MoE all-to-alls are priced: fast|fanout (default fast)");
+  command->add_option("--top-k", flags->top_k, "plans to report: the best and K-1 alternatives (default 5)");
+  command->add_option("--threads", flags->threads, "OpenMP threads across instances (default: OMP_NUM_THREADS)");
+  command->add_flag("--no-baselines", flags->no_baselines, "skip the manual, Phaze-like, MCMC and exhaustive baselines");
+  command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)");
+  command->add_option("--mcmc-max-plans", flags->mcmc_max_plans, "cap on the MCMC baseline's plan evaluations");
+  command->add_option("--exhaustive-limit", flags->exhaustive_max_plans,
+                      "run the exhaustive baseline only up to this many plans (default 200000)");
+  command->add_flag("--json", flags->json, "print one JSON object");
+  command->callback([flags, &context] { run_solve(*flags, context); });
 }
 
 }  // namespace nestfast::jobs

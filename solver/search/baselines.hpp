@@ -29,6 +29,7 @@ BaselineResult mcmc_baseline(const SolveProblem& problem, const StrategySpace& s
 // Every plan of every instance (boundaries x per-stage recompute; per-rank
 // recompute for uniform instances), each priced by evaluate_plan.
 // Plans of an instance in a fixed order; ties keep the first found.
+// exhaustive_plan_count saturates at 2^62.
 std::uint64_t exhaustive_plan_count(const SolveProblem& problem, const std::vector<DpInstance>& instances);
 BaselineResult exhaustive_baseline(const SolveProblem& problem, const std::vector<DpInstance>& instances);
 

@@ -1,5 +1,6 @@
 // The brute-force reference: every plan of every instance, priced by
 // evaluate_plan. Only for small models (tests, and `solve` when it is cheap).
+#include <algorithm>
 #include <vector>
 
 #include "solver/search/baselines.hpp"
@@ -17,16 +18,29 @@ std::vector<Recompute> allowed_modes(unsigned mask) {
   return modes;
 }
 
+// Plan counts saturate at kCountCap (the caller only compares with a limit).
+constexpr std::uint64_t kCountCap = std::uint64_t{1} << 62;
+
+std::uint64_t saturating_multiply(std::uint64_t a, std::uint64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kCountCap / b ? kCountCap : a * b;
+}
+
 std::uint64_t binomial(int n, int k) {
   if (k < 0 || k > n) return 0;
-  double value = 1;
-  for (int i = 1; i <= k; ++i) value = value * (n - k + i) / i;
-  return static_cast<std::uint64_t>(value + 0.5);
+  std::uint64_t value = 1;
+  for (int i = 1; i <= k; ++i) {
+    // value * (n - k + i) / i stays exact: value is C(n - k + i - 1, i - 1).
+    const std::uint64_t grown = saturating_multiply(value, static_cast<std::uint64_t>(n - k + i));
+    if (grown == kCountCap) return kCountCap;
+    value = grown / static_cast<std::uint64_t>(i);
+  }
+  return value;
 }
 
 std::uint64_t power(std::uint64_t base, int exponent) {
   std::uint64_t value = 1;
-  for (int i = 0; i < exponent; ++i) value *= base;
+  for (int i = 0; i < exponent; ++i) value = saturating_multiply(value, base);
   return value;
 }
 
@@ -111,8 +125,9 @@ std::uint64_t exhaustive_plan_count(const SolveProblem& problem, const std::vect
   for (const DpInstance& instance : instances) {
     const auto modes = static_cast<std::uint64_t>(allowed_modes(instance.recompute_mask).size());
     const std::uint64_t per_mode = power(modes, instance.pp);
-    total += (instance.vpp == 1 && instance.uneven_layers) ? binomial(chain - 1, instance.pp - 1) * per_mode
+    total += (instance.vpp == 1 && instance.uneven_layers) ? saturating_multiply(binomial(chain - 1, instance.pp - 1), per_mode)
                                                            : per_mode;
+    total = std::min(total, kCountCap);
   }
   return total;
 }
