@@ -151,7 +151,7 @@ class ScheduleCompiler {
 // Every rank must hold the same plan: compare the fingerprints (min == max).
 void check_same_plan(MPI_Comm comm, std::uint64_t fingerprint) {
   std::uint64_t range[2] = {fingerprint, ~fingerprint};
-  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm);
+  allreduce_yielding(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm);
   if (range[0] != fingerprint || ~range[1] != fingerprint) {
     throw std::runtime_error("fast: ranks built different plans from the same counts (fingerprint mismatch)");
   }

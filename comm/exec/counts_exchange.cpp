@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "comm/exec/messages.hpp"
+
 namespace nestfast::comm {
 
 TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
@@ -18,7 +20,7 @@ TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
                            static_cast<int>(layout.send_displs.size()) == size &&
                            static_cast<int>(layout.recv_displs.size()) == size;
   int bad_shape_rank = my_shape_ok ? size : rank;
-  MPI_Allreduce(MPI_IN_PLACE, &bad_shape_rank, 1, MPI_INT, MPI_MIN, comm);
+  allreduce_yielding(MPI_IN_PLACE, &bad_shape_rank, 1, MPI_INT, MPI_MIN, comm);
   if (bad_shape_rank != size) {
     throw std::invalid_argument("alltoallv layout of rank " + std::to_string(bad_shape_rank) +
                                 " does not have one count and displacement per rank (" + std::to_string(size) +
@@ -26,7 +28,7 @@ TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
   }
 
   std::vector<std::uint64_t> gathered(static_cast<std::size_t>(size) * size);
-  MPI_Allgather(layout.send_counts.data(), size, MPI_UINT64_T, gathered.data(), size, MPI_UINT64_T, comm);
+  allgather_yielding(layout.send_counts.data(), size, MPI_UINT64_T, gathered.data(), comm);
   const TrafficMatrix counts(size, std::move(gathered));
 
   // The receiving rank with the lowest number that disagrees describes its first mismatch to all.
@@ -38,13 +40,13 @@ TrafficMatrix gather_counts(MPI_Comm comm, const AlltoallvLayout& layout) {
     ++mismatches;
   }
   int reporter = mismatches > 0 ? rank : size;
-  MPI_Allreduce(MPI_IN_PLACE, &reporter, 1, MPI_INT, MPI_MIN, comm);
+  allreduce_yielding(MPI_IN_PLACE, &reporter, 1, MPI_INT, MPI_MIN, comm);
   if (reporter == size) return counts;
 
-  MPI_Allreduce(MPI_IN_PLACE, &mismatches, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  allreduce_yielding(MPI_IN_PLACE, &mismatches, 1, MPI_LONG_LONG, MPI_SUM, comm);
   std::uint64_t detail[2] = {static_cast<std::uint64_t>(first_src), 0};
   if (rank == reporter) detail[1] = layout.recv_counts[first_src];
-  MPI_Bcast(detail, 2, MPI_UINT64_T, reporter, comm);
+  bcast_yielding(detail, 2, MPI_UINT64_T, reporter, comm);
   const int src = static_cast<int>(detail[0]);
   throw std::invalid_argument("alltoallv counts disagree: rank " + std::to_string(reporter) + " expects " +
                               std::to_string(detail[1]) + " bytes from rank " + std::to_string(src) +

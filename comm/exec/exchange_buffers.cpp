@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "comm/exec/messages.hpp"
+
 namespace nestfast::comm {
 
 ExchangeBuffers::ExchangeBuffers(const AlltoallvLayout& layout, int rank, std::uint64_t seed)
@@ -34,7 +36,7 @@ DeliveryCheck check_delivery(MPI_Comm comm, const AlltoallvLayout& layout, const
 
   DeliveryCheck all;
   all.wrong = mine.wrong;
-  MPI_Allreduce(MPI_IN_PLACE, &all.wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
+  allreduce_yielding(MPI_IN_PLACE, &all.wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
   if (all.wrong == 0) return all;
 
   // Each rank contributes `keep` slots of (valid, src, offset); the receiver is the slot's rank.
@@ -45,8 +47,7 @@ DeliveryCheck check_delivery(MPI_Comm comm, const AlltoallvLayout& layout, const
     my_slots[i * slot_words + 1] = static_cast<std::uint64_t>(mine.first[i].src);
     my_slots[i * slot_words + 2] = mine.first[i].offset;
   }
-  MPI_Allgather(my_slots.data(), static_cast<int>(my_slots.size()), MPI_UINT64_T, slots.data(),
-                static_cast<int>(my_slots.size()), MPI_UINT64_T, comm);
+  allgather_yielding(my_slots.data(), static_cast<int>(my_slots.size()), MPI_UINT64_T, slots.data(), comm);
   for (int receiver = 0; receiver < size && all.first_bad.size() < keep; ++receiver) {
     for (std::size_t i = 0; i < keep && all.first_bad.size() < keep; ++i) {
       const std::uint64_t* slot = &slots[(static_cast<std::size_t>(receiver) * keep + i) * slot_words];

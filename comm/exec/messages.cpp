@@ -58,6 +58,24 @@ void barrier_yielding(MPI_Comm comm) {
   wait_yielding(request);
 }
 
+void allreduce_yielding(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  std::vector<MPI_Request> request(1);
+  check_mpi(MPI_Iallreduce(in, out, count, type, op, comm, request.data()), "MPI_Iallreduce");
+  wait_yielding(request);
+}
+
+void allgather_yielding(const void* in, int count, MPI_Datatype type, void* out, MPI_Comm comm) {
+  std::vector<MPI_Request> request(1);
+  check_mpi(MPI_Iallgather(in, count, type, out, count, type, comm, request.data()), "MPI_Iallgather");
+  wait_yielding(request);
+}
+
+void bcast_yielding(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  std::vector<MPI_Request> request(1);
+  check_mpi(MPI_Ibcast(buffer, count, type, root, comm, request.data()), "MPI_Ibcast");
+  wait_yielding(request);
+}
+
 int phase_tag(MPI_Comm comm, TagPhase phase, int stage) {
   void* value = nullptr;
   int found = 0;

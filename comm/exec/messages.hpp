@@ -31,8 +31,12 @@ int phase_tag(MPI_Comm comm, TagPhase phase, int stage);
 // returns at once and costs a system call per poll.
 void wait_yielding(std::vector<MPI_Request>& requests);
 
-// MPI_Barrier with the same waiting.
+// The blocking collectives this folder needs, with the same waiting
+// (MPI_Ibarrier, MPI_Iallreduce, ... then wait_yielding).
 void barrier_yielding(MPI_Comm comm);
+void allreduce_yielding(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void allgather_yielding(const void* in, int count, MPI_Datatype type, void* out, MPI_Comm comm);
+void bcast_yielding(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
 // Throws std::runtime_error with MPI's message when `code` is not MPI_SUCCESS.
 void check_mpi(int code, const char* what);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "comm/exec/messages.hpp"
+
 namespace nestfast::comm {
 
 namespace {
@@ -16,11 +18,11 @@ std::vector<int> servers_from_nodes(MPI_Comm comm, int size) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   int lowest = rank;
-  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, shared);
+  allreduce_yielding(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, shared);
   MPI_Comm_free(&shared);
 
   std::vector<int> lowest_of(size);
-  MPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, comm);
+  allgather_yielding(&lowest, 1, MPI_INT, lowest_of.data(), comm);
   std::map<int, int> number_of_lowest;
   for (int value : lowest_of) number_of_lowest.emplace(value, 0);
   int next = 0;
