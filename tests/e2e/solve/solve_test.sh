@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# nestfast solve end to end: the report's sections, --json consistent with
+# evaluate_plan and the baselines (the DP's plan is never slower than any of
+# them, and equals the exhaustive optimum on a small model), restrictions
+# honoured, "no feasible plan" naming the constraint, bad input exit 2.
+set -euo pipefail
+: "${NESTFAST:?}" "${TEST_TMPDIR:?}"
+mkdir -p "$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 1. The text report.
+"$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --threads 2 > "$TEST_TMPDIR/report.txt"
+for word in "Best plan:" "boundary in" "memory GiB / HBM" "time split" "Alternatives" "#5" "Baselines" manual phaze mcmc \
+            exhaustive "speed-up" "Search:" "instances" "states" "Megatron-LM: --tensor-model-parallel-size"; do
+  grep -q -- "$word" "$TEST_TMPDIR/report.txt" || fail "report lacks '$word'"
+done
+
+# 2. A tiny model whose whole space the exhaustive baseline can enumerate:
+#    it must find exactly the DP's time; every baseline is >= the DP's time.
+cat > "$TEST_TMPDIR/tiny.toml" <<'TOML'
+[model]
+name = "tiny"
+source = "e2e test"
+layers = 4
+hidden = 1024
+ffn_hidden = 4096
+heads = 16
+kv_heads = 16
+vocab = 32000
+seq_len = 1024
+mlp = "gelu"
+tied_embeddings = false
+dtype_bytes = 2
+TOML
+"$NESTFAST" solve --model "$TEST_TMPDIR/tiny.toml" --cluster selene-a100 --gpus 16 --gbs 64 --mbs 1,2 --zero 0,1 \
+  --vpp 1 --cp 1 --placement 'tp,cp,ep,dp,pp;tp,pp,dp' --top-k 3 --json > "$TEST_TMPDIR/tiny.json"
+python3 - "$TEST_TMPDIR/tiny.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+best = d["best"]
+t = best["iteration_time_s"]
+assert d["feasible"] is True and best["feasible"] is True
+assert len(d["alternatives"]) == 2, len(d["alternatives"])
+assert all(a["iteration_time_s"] >= t for a in d["alternatives"])
+names = {b["name"]: b for b in d["baselines"]}
+assert set(names) == {"manual", "phaze", "mcmc", "exhaustive"}, names.keys()
+for b in d["baselines"]:
+    if b["feasible"]:
+        assert b["iteration_time_s"] >= t * (1 - 1e-12), (b["name"], b["iteration_time_s"], t)
+        assert b["speedup"] >= 1 - 1e-12
+ex = names["exhaustive"]
+assert ex["feasible"] and ex["iteration_time_s"] == t, (ex, t)
+assert best["micro_batch"] in (1, 2) and best["zero_stage"] in (0, 1) and best["vpp"] == 1 and best["cp"] == 1
+stages = best["stages"]
+assert len(stages) == best["pp"]
+assert stages[0]["first_layer"] == 0 and stages[-1]["last_layer"] == 5
+for a, b in zip(stages, stages[1:]):
+    assert b["first_layer"] == a["last_layer"] + 1
+assert max(s["memory_bytes"] for s in stages) <= best["hbm_bytes"]
+assert d["stats"]["instances"] > 0 and d["stats"]["states"] > 0
+assert best["megatron_args"].startswith("--tensor-model-parallel-size")
+PY
+
+# 3. Restrictions are honoured.
+"$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --tp 2 --pp 4 --recompute full \
+  --no-baselines --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = d["best"]
+assert b["tp"] == 2 and b["pp"] == 4 and b["dp"] * b["tp"] * b["pp"] * b["cp"] == 64, b
+assert all(s["recompute"] == "full" for s in b["stages"])
+assert d["baselines"] == []'
+
+# 4. Nothing fits: exit 1 and a line naming the tightest constraint.
+set +e
+"$NESTFAST" solve --model llama3-70b --cluster h100-spineleaf --gpus 8 --gbs 8 --no-baselines 2> "$TEST_TMPDIR/nofit.err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "an 8-GPU llama3-70b solve exited $rc, expected 1"
+grep -q "no feasible plan: .*needs .* GiB per device at tp=.*HBM is 90.0 GiB" "$TEST_TMPDIR/nofit.err" ||
+  fail "unexpected infeasibility message: $(cat "$TEST_TMPDIR/nofit.err")"
+
+# 5. Bad input: one line on stderr naming the flag, exit 2.
+expect_bad() {
+  local word=$1; shift
+  set +e
+  "$NESTFAST" solve "$@" > /dev/null 2> "$TEST_TMPDIR/bad.err"
+  local code=$?
+  set -e
+  [ "$code" -eq 2 ] || fail "'$*' exited $code, expected 2"
+  [ "$(wc -l < "$TEST_TMPDIR/bad.err")" -eq 1 ] || fail "'$*' printed more than one line: $(cat "$TEST_TMPDIR/bad.err")"
+  grep -q -- "$word" "$TEST_TMPDIR/bad.err" || fail "'$*' error does not name $word: $(cat "$TEST_TMPDIR/bad.err")"
+}
+base=(--model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --no-baselines)
+expect_bad --tp "${base[@]}" --tp 2,x
+expect_bad --zero "${base[@]}" --zero 5
+expect_bad --sp "${base[@]}" --sp maybe
+expect_bad --recompute "${base[@]}" --recompute some
+expect_bad --placement "${base[@]}" --placement tp,tp
+expect_bad --gpus --model llama2-7b --cluster selene-a100 --gpus 0 --gbs 512
+expect_bad "no-such-model" --model no-such-model --cluster selene-a100 --gpus 64 --gbs 512
+expect_bad --tp "${base[@]}" --tp 3
+echo "solve e2e: ok"
