@@ -68,14 +68,20 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
   std::vector<int> worst(levels, 1);
   std::vector<std::int64_t> member_offsets;
   for_each_offset(layout, members, [&](std::int64_t offset) { member_offsets.push_back(offset); });
-  std::vector<std::int64_t> blocks;
+  // Sorted offsets make (base + offset) / span non-decreasing, so distinct
+  // blocks are counted in one pass.
+  std::sort(member_offsets.begin(), member_offsets.end());
+  std::vector<int> touched(levels, 1);
   for_each_offset(layout, others, [&](std::int64_t base) {
-    std::vector<int> touched(levels, 1);
     for (std::size_t l = 0; l < levels; ++l) {
-      blocks.clear();
-      for (std::int64_t offset : member_offsets) blocks.push_back((base + offset) / spans[l]);
-      std::sort(blocks.begin(), blocks.end());
-      touched[l] = static_cast<int>(std::unique(blocks.begin(), blocks.end()) - blocks.begin());
+      int count = 0;
+      std::int64_t last_block = -1;
+      for (std::int64_t offset : member_offsets) {
+        const std::int64_t block = (base + offset) / spans[l];
+        if (block != last_block) ++count;
+        last_block = block;
+      }
+      touched[l] = count;
     }
     if (std::lexicographical_compare(worst.rbegin(), worst.rend(), touched.rbegin(), touched.rend())) worst = touched;
   });
