@@ -251,7 +251,7 @@ int run_plan(const PlanOptions& options) {
 void register_a2a_plan(CLI::App& a2a, CliContext& context) {
   auto* command = a2a.add_subcommand("plan", "Compute (and verify, simulate) a FAST schedule for a workload");
   auto options = std::make_shared<PlanOptions>();
-  command->add_option("--servers", options->servers, "Number of servers S")->check(CLI::PositiveNumber);
+  command->add_option("--servers", options->servers, "Number of servers S (with one --gpus-per-server count)");
   command->add_option("--gpus-per-server", options->gpus_per_server,
                       "GPUs per server m, or one count per server for uneven servers (\"8,8,4\")")
       ->capture_default_str();
