@@ -13,7 +13,11 @@ std::vector<std::uint64_t> stream_lengths(const TrafficMatrix& demand, const Ser
   for (int g = 0; g < map.ranks(); ++g) {
     std::uint64_t* out = &lengths[static_cast<std::size_t>(g) * servers];
     const auto row = demand.row(g);
-    for (int h = 0; h < map.ranks(); ++h) out[map.server_of(h)] += row[h];
+    for (int t = 0; t < map.servers(); ++t) {  // summed in a register, server by server
+      std::uint64_t sum = 0;
+      for (int j = 0; j < map.gpus_on(t); ++j) sum += row[map.rank_at(t, j)];
+      out[t] = sum;
+    }
   }
   return lengths;
 }
