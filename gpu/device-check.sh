@@ -3,8 +3,8 @@
 # short run (under 5 minutes on one H200 node with 16 cores):
 #   1. environment   what GPU, driver, compilers and MPI the node has
 #   2. configure     cmake --preset gpu (CUDA sm_90; HIP too where hipcc exists)
-#   3. build         nestfast, unit_gpu and nestfast-gpu-bench only
-#   4. unit_gpu      the gpu/ unit tests; on a GPU node none may skip
+#   3. build         nestfast, unit_gpu, unit_gpu_mpi and nestfast-gpu-bench only
+#   4. unit_gpu      the gpu/ unit tests (and unit_gpu_mpi); on a GPU node none may skip
 #   5. gpu_bench     batched DP (device vs CPU, bit-exact check) and copy plans
 #   6. solve_gpu     nestfast solve --gpu on vs off on one large sweep point
 #   7. a2a_device    mpiexec -n 4 nestfast a2a bench --device --virtual-servers 4
@@ -78,8 +78,8 @@ if ! run_step configure 120 "preset gpu in $build" \
   exit 1
 fi
 grep -m1 'GPU back-ends' "$out/configure.log" >>"$out/environment.log"
-if ! run_step build 240 "nestfast unit_gpu nestfast-gpu-bench" \
-  cmake --build "$build" -j "$(nproc)" --target nestfast unit_gpu nestfast_gpu_bench; then
+if ! run_step build 240 "nestfast unit_gpu unit_gpu_mpi nestfast-gpu-bench" \
+  cmake --build "$build" -j "$(nproc)" --target nestfast unit_gpu unit_gpu_mpi nestfast_gpu_bench; then
   echo "device-check: results in $out"
   exit 1
 fi
@@ -87,11 +87,13 @@ nestfast=$build/jobs/nestfast
 
 # 4. unit tests: on a GPU node a skip means the device was not usable.
 run_step unit_gpu 120 "all passed" "$build/tests/unit/gpu/unit_gpu" --gtest_output="json:$out/unit_gpu.json"
-device_skips=$(grep -c 'no GPU device present' "$out/unit_gpu.log")
+run_step unit_gpu_mpi 60 "all passed" "$build/tests/unit/gpu_mpi/unit_gpu_mpi" \
+  --gtest_output="json:$out/unit_gpu_mpi.json"
+device_skips=$(cat "$out/unit_gpu.log" "$out/unit_gpu_mpi.log" | grep -c 'no GPU device present')
 if ((device_skips > 0)); then
   record unit_gpu_device fail 0 "$device_skips device tests skipped: no usable GPU"
 else
-  record unit_gpu_device ok 0 "no device test skipped; $(grep -m1 'GPU-aware MPI:' "$out/unit_gpu.log")"
+  record unit_gpu_device ok 0 "no device test skipped; $(grep -m1 'GPU-aware MPI:' "$out/unit_gpu_mpi.log")"
 fi
 
 # 5. batched DP and copy plans
