@@ -6,17 +6,34 @@ namespace nestfast::comm {
 
 namespace {
 
-// Bytes each rank holds for each server before the balance: N x S.
-std::vector<std::uint64_t> stream_lengths(const TrafficMatrix& demand, const ServerMap& map) {
+// Bytes each rank holds for each server before the balance, laid out so
+// that the GPUs of server s holding data for t are contiguous: entry
+// (s, t, i) at server_base[s] + t * gpus_on(s) + i.
+struct StreamLengths {
+  std::vector<std::size_t> server_base;
+  std::vector<std::uint64_t> bytes;
+  const std::uint64_t* of(const ServerMap& map, int s, int t) const {
+    return &bytes[server_base[s] + static_cast<std::size_t>(t) * static_cast<std::size_t>(map.gpus_on(s))];
+  }
+};
+
+StreamLengths stream_lengths(const TrafficMatrix& demand, const ServerMap& map) {
   const auto servers = static_cast<std::size_t>(map.servers());
-  std::vector<std::uint64_t> lengths(static_cast<std::size_t>(map.ranks()) * servers, 0);
+  StreamLengths lengths;
+  lengths.server_base.assign(servers + 1, 0);
+  for (std::size_t s = 0; s < servers; ++s) {
+    lengths.server_base[s + 1] = lengths.server_base[s] + servers * static_cast<std::size_t>(map.gpus_on(static_cast<int>(s)));
+  }
+  lengths.bytes.assign(lengths.server_base.back(), 0);
   for (int g = 0; g < map.ranks(); ++g) {
-    std::uint64_t* out = &lengths[static_cast<std::size_t>(g) * servers];
+    const int s = map.server_of(g);
+    const auto m = static_cast<std::size_t>(map.gpus_on(s));
+    std::uint64_t* out = &lengths.bytes[lengths.server_base[s] + static_cast<std::size_t>(map.local_index(g))];
     const auto row = demand.row(g);
     for (int t = 0; t < map.servers(); ++t) {  // summed in a register, server by server
       std::uint64_t sum = 0;
       for (int j = 0; j < map.gpus_on(t); ++j) sum += row[map.rank_at(t, j)];
-      out[t] = sum;
+      out[static_cast<std::size_t>(t) * m] = sum;
     }
   }
   return lengths;
@@ -26,12 +43,11 @@ std::vector<std::uint64_t> stream_lengths(const TrafficMatrix& demand, const Ser
 // GPU keeps, then move(from, to, begin, end) for every handed range, in
 // stream order of each taker. Returns the lane cap T.
 template <class Keep, class Move>
-std::uint64_t balance_pair(const std::vector<std::uint64_t>& lengths, const ServerMap& map, int s, int t, Keep&& keep,
-                           Move&& move) {
-  const auto servers = static_cast<std::size_t>(map.servers());
+std::uint64_t balance_pair(const StreamLengths& lengths, const ServerMap& map, int s, int t, Keep&& keep, Move&& move) {
   const int gpus = map.gpus_on(s);
   const int lanes = map.lanes(s, t);
-  auto held = [&](int i) { return lengths[static_cast<std::size_t>(map.rank_at(s, i)) * servers + static_cast<std::size_t>(t)]; };
+  const std::uint64_t* const held_bytes = lengths.of(map, s, t);
+  auto held = [&](int i) { return held_bytes[i]; };
   std::uint64_t total = 0;
   for (int i = 0; i < gpus; ++i) total += held(i);
   if (total == 0) return 0;
@@ -84,7 +100,7 @@ BalancedStreams balance_servers(const TrafficMatrix& demand, const ServerMap& ma
   const int servers = map.servers();
   const auto S = static_cast<std::size_t>(servers);
   const auto N = static_cast<std::size_t>(map.ranks());
-  const std::vector<std::uint64_t> lengths = stream_lengths(demand, map);
+  const StreamLengths lengths = stream_lengths(demand, map);
   BalancedStreams out;
   out.server_matrix.assign(S * S, 0);
   out.rail_begin.assign(N * S + 1, 0);
