@@ -18,7 +18,7 @@ struct RankBandwidth {
 };
 
 // Collective; identical result on every rank.
-RankBandwidth measure_rank_bandwidth(const ServerTopology& topology, std::uint64_t bytes = 4U << 20,
+RankBandwidth measure_rank_bandwidth(const ServerTopology& topology, std::uint64_t bytes = 16U << 20,
                                      int repeats = 3);
 
 // The server lower bound (comm.md section 4) in seconds at `bandwidth`; on a

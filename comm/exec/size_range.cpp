@@ -13,17 +13,15 @@ std::uint64_t parse_size(const std::string& text, const std::string& what) {
   const char* begin = text.data();
   const char* end = begin + text.size();
   const auto [stop, error] = std::from_chars(begin, end, value);
-  std::uint64_t scale = 1;
-  if (stop + 1 == end) {
-    switch (*stop) {
-      case 'K': case 'k': scale = std::uint64_t{1} << 10; break;
-      case 'M': case 'm': scale = std::uint64_t{1} << 20; break;
-      case 'G': case 'g': scale = std::uint64_t{1} << 30; break;
-      default: scale = 0;
-    }
+  const std::string unit(stop, end);
+  std::uint64_t scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "k" || unit == "KiB") scale = std::uint64_t{1} << 10;
+  else if (unit == "M" || unit == "m" || unit == "MiB") scale = std::uint64_t{1} << 20;
+  else if (unit == "G" || unit == "g" || unit == "GiB") scale = std::uint64_t{1} << 30;
+  if (error != std::errc{} || stop == begin || scale == 0) {
+    throw std::invalid_argument(what + ": '" + text + "' is not a size (bytes, optionally B, K, M, G, KiB, MiB, GiB)");
   }
-  const bool malformed = error != std::errc{} || stop == begin || (stop != end && (stop + 1 != end || scale == 0));
-  if (malformed) throw std::invalid_argument(what + ": '" + text + "' is not a size (bytes, optionally K, M or G)");
   if (value == 0) throw std::invalid_argument(what + ": sizes must be at least 1 byte");
   if (value > std::numeric_limits<std::uint64_t>::max() / scale) throw std::invalid_argument(what + ": '" + text + "' is too large");
   return value * scale;

@@ -1,6 +1,7 @@
 #pragma once
 // Message sizes given as "MIN:MAX" (doubling from MIN up to MAX) or one size,
-// with optional binary suffixes K, M, G (1K = 1024 bytes): "1M:64M", "4096".
+// with optional binary suffixes K, M, G or KiB, MiB, GiB (1K = 1024 bytes) or
+// B: "1M:64M", "4096", "64KiB".
 #include <cstdint>
 #include <string>
 #include <vector>
