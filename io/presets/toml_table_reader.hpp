@@ -27,8 +27,8 @@ enum class Bound {
 
 class TomlTableReader {
  public:
-  // `prefix` is the dotted path of the table ("model", "cluster.level[2]");
-  // `line` is where the table starts (its header), used for missing keys.
+  // `prefix` is the dotted path of the table ("model", "cluster.level[2]",
+  // "" for the document); a missing key is reported at the table's own line.
   TomlTableReader(const toml::table& table, std::filesystem::path file, std::string prefix,
                   std::initializer_list<std::string_view> allowed_keys);
 
