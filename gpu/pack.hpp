@@ -60,8 +60,9 @@ class DeviceCopyPlan {
   DeviceCopyPlan& operator=(const DeviceCopyPlan&) = delete;
 
   // Runs all copies; device_src and device_dst are device pointers to at least
-  // src_bytes and dst_bytes. Returns when the copies are complete, so the
-  // destination can go straight to MPI.
+  // src_bytes and dst_bytes, whose copied ranges must not overlap in memory
+  // (the copies run concurrently). Returns when the copies are complete, so
+  // the destination can go straight to MPI.
   void run(const void* device_src, void* device_dst) const;
 
   std::uint64_t copied_bytes() const;
