@@ -1,0 +1,23 @@
+#pragma once
+// evaluate_plan's price of a plan, on an already computed layout and layer
+// table: the same stage functions summed in the same order (so the same
+// doubles), without re-validating or rebuilding the layout. For searches
+// that price many plans of one instance (the MCMC baseline); a unit test
+// checks it against evaluate_plan bit for bit.
+#include "solver/search/execution.hpp"
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/solve.hpp"
+
+namespace nestfast::search {
+
+struct PlanPrice {
+  bool feasible = false;  // every pipeline rank fits in HBM
+  double iteration_time_s = 0;
+};
+
+// `plan` must be valid for `layout` (derived fields filled).
+PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
+                     const LayerTable& table);
+
+}  // namespace nestfast::search
