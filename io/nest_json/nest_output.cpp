@@ -86,9 +86,9 @@ nlohmann::json to_artifact_json(const compat::NestAnswer& answer, const compat::
   if (graph == nullptr) throw std::logic_error("answer for a width the problem has no graph for");
   nlohmann::json stages = nlohmann::json::array();
   nlohmann::json skeleton = nlohmann::json::array();
-  const std::size_t count = answer.plan.stages.size();
-  for (std::size_t index = 0; index < count; ++index) {
-    const auto& stage = answer.plan.stages[index];
+  std::size_t devices = 0;
+  for (const auto& stage : answer.plan.stages) devices += static_cast<std::size_t>(stage.devices);
+  for (const auto& stage : answer.plan.stages) {
     nlohmann::json ids = nlohmann::json::array();
     nlohmann::json positions = nlohmann::json::array();
     for (std::size_t position = stage.first; position < stage.end; ++position) {
@@ -96,8 +96,9 @@ nlohmann::json to_artifact_json(const compat::NestAnswer& answer, const compat::
       positions.push_back(position);
     }
     stages.push_back({{"devicesForStage", stage.devices}, {"nodes", ids}});
-    // The artifact's skeleton numbers stages from the pipeline's end.
-    skeleton.push_back(nlohmann::json::array({count - 1 - index, positions}));
+    // The artifact's skeleton: one entry per device, numbered from the
+    // pipeline's end, with the chain positions that device runs.
+    for (int device = 0; device < stage.devices; ++device) skeleton.push_back(nlohmann::json::array({--devices, positions}));
   }
   nlohmann::json baselines = nlohmann::json::object();
   for (const auto& result : answer.baselines) {

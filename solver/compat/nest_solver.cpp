@@ -144,9 +144,11 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
   const auto stage_load = [&](std::size_t first, std::size_t end, int remaining) {
     return model.stage_load(chain, first, end, remaining, search.devices_after(remaining));
   };
-  const auto stage_parameters = [&](std::size_t first, std::size_t end) { return chain.parameter_bytes(first, end); };
+  // No tie-break on the suffix's parameters: only the first stage's count
+  // here, and without one the splits are the artifact's own.
+  const auto no_tie_break = [](std::size_t, std::size_t) { return std::uint64_t{0}; };
   SuffixTable table(positions, max_stages - 1);
-  table.fill(stage_load, stage_parameters);
+  table.fill(stage_load, no_tie_break);
   // head[s][x]: bottleneck of s stages whose first stage is [0, x).
   std::vector<std::vector<double>> head(static_cast<std::size_t>(max_stages) + 1,
                                         std::vector<double>(positions + 1, kInfeasible));
