@@ -28,6 +28,7 @@ namespace {
 constexpr int kMostRanks = 16384;            // the demand alone is N^2 x 8 bytes (2 GiB here)
 constexpr int kDemandInJsonUpTo = 4096;      // comm.md section 1
 constexpr int kTransfersInJsonUpTo = 64;     // per-GPU piece lists grow with ranks x stages
+constexpr int kSimulateUpTo = 4096;          // the baselines' schedules hold N^2 messages
 
 struct PlanOptions {
   int servers = 0;
@@ -155,6 +156,10 @@ Simulation simulate(const comm::FastPlan& plan, comm::TwoTierModel model) {
 
 int run_plan(const PlanOptions& options) {
   const comm::ServerMap map = make_map(options);
+  if (options.simulate && map.ranks() > kSimulateUpTo) {
+    throw std::invalid_argument("--simulate: " + std::to_string(map.ranks()) + " ranks, at most " + std::to_string(kSimulateUpTo) +
+                                " are simulated");
+  }
   const comm::TwoTierModel model = make_model(options);
   const std::vector<std::uint64_t> sizes = comm::parse_size_range(options.bytes_per_rank, "--bytes-per-rank");
   if (sizes.size() != 1) throw std::invalid_argument("--bytes-per-rank: give one size, not a range");
