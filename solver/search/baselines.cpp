@@ -21,8 +21,8 @@ std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const Str
   } else {
     BaselineResult skipped;
     skipped.name = "exhaustive";
-    skipped.note = "skipped: " + std::to_string(plans) + " plans exceed the limit of " +
-                   std::to_string(options.exhaustive_max_plans);
+    const std::string count = plans >= (std::uint64_t{1} << 62) ? "more than 4.6e18" : std::to_string(plans);
+    skipped.note = "skipped: " + count + " plans exceed the limit of " + std::to_string(options.exhaustive_max_plans);
     baselines.push_back(skipped);
   }
   return baselines;

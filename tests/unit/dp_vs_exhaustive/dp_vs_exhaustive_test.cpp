@@ -39,9 +39,14 @@ TEST(DpVsExhaustive, IdenticalOptimumOnRandomSmallProblems) {
   int recompute_optima = 0;
   int pareto_walks = 0;  // instances whose DP needed more than one run
   int moe_cases = 0;
+  int uniform_instances = 0;
   for (int seed = 1; seed <= kCases; ++seed) {
     testing::RandomCase c = testing::random_case(static_cast<std::uint64_t>(seed));
     tighten_memory(c, static_cast<std::uint64_t>(seed));
+    // Some cases also hold interleaved and even-split instances (the
+    // uniform-stage path, recompute chosen per pipeline rank).
+    if (seed % 5 == 0) c.space.vpp = {1, 2};
+    if (seed % 7 == 0) c.space.uneven_layers = false;
     if (c.problem.model.moe.enabled()) ++moe_cases;
     const std::vector<DpInstance> instances = enumerate_instances(c.problem, c.space);
     double best_dp = HUGE_VAL;
@@ -50,6 +55,7 @@ TEST(DpVsExhaustive, IdenticalOptimumOnRandomSmallProblems) {
       const InstanceResult dp = solve_instance(c.problem, instance);
       const BaselineResult brute = exhaustive_baseline(c.problem, {instance});
       ++instances_checked;
+      if (instance.vpp > 1 || !instance.uneven_layers) ++uniform_instances;
       ASSERT_EQ(dp.feasible, brute.feasible) << "seed " << seed << " instance " << instance.ordinal;
       if (!dp.feasible) {
         ++infeasible_instances;
@@ -90,12 +96,15 @@ TEST(DpVsExhaustive, IdenticalOptimumOnRandomSmallProblems) {
   }
   // The generator must exercise what the DP claims to handle.
   RecordProperty("instances", instances_checked);
-  std::printf("instances %d, infeasible %d, uneven optima %d, recompute optima %d, pareto walks %d, moe cases %d\n",
-              instances_checked, infeasible_instances, uneven_optima, recompute_optima, pareto_walks, moe_cases);
+  std::printf("instances %d (uniform-stage %d), infeasible %d, uneven optima %d, recompute optima %d, "
+              "pareto walks %d, moe cases %d\n",
+              instances_checked, uniform_instances, infeasible_instances, uneven_optima, recompute_optima, pareto_walks,
+              moe_cases);
   EXPECT_GT(infeasible_instances, instances_checked / 20) << "memory never binds";
   EXPECT_GT(uneven_optima, 10);
   EXPECT_GT(recompute_optima, 10);
   EXPECT_GT(moe_cases, 10);
+  EXPECT_GT(uniform_instances, 50);
 }
 
 }  // namespace
