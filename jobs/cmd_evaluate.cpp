@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,7 @@ struct EvaluateOptions {
   std::string optimizer = "adam";
   std::string a2a = "fast";
   double moe_imbalance = 1.0;
+  bool flash_attention = false;
   bool json = false;
 };
 
@@ -98,6 +100,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   else if (options.a2a == "fanout") execution.a2a = AllToAllAlgorithm::Fanout;
   else throw std::invalid_argument("--a2a: '" + options.a2a + "' is not one of fast, fanout");
   execution.expert_imbalance = options.moe_imbalance;
+  execution.flash_attention = options.flash_attention;
   execution.placement = parse_placement(options.placement);
 
   validate_degrees(model, cluster, execution, options.gpus);
@@ -141,8 +144,27 @@ std::string megatron_arguments(const Execution& execution, int seq) {
   return text;
 }
 
+// The same plan with the MoE all-to-alls priced by the other algorithm
+// (FAST vs the fan-out baseline), so the saving is visible in one run.
+struct AllToAllComparison {
+  AllToAllAlgorithm algorithm;
+  PlanCost cost;
+};
+
+std::optional<AllToAllComparison> other_all_to_all(const ModelSpec& model, const ClusterSpec& cluster,
+                                                   const Execution& execution) {
+  if (execution.ep <= 1) return std::nullopt;
+  Execution other = execution;
+  other.a2a = execution.a2a == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
+  return AllToAllComparison{other.a2a, evaluate_plan(model, cluster, other)};
+}
+
+const char* to_string(AllToAllAlgorithm algorithm) {
+  return algorithm == AllToAllAlgorithm::Fast ? "fast" : "fanout";
+}
+
 nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
-                       const PlanCost& cost, int seq) {
+                       const PlanCost& cost, int seq, const std::optional<AllToAllComparison>& other) {
   const TimeBreakdown& b = cost.breakdown;
   nlohmann::json stages = nlohmann::json::array();
   for (const RankCost& rank : cost.ranks) {
@@ -167,7 +189,7 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
                       {"working_bytes", rank.memory.working_bytes},
                       {"fits", rank.memory.total_bytes() <= cost.hbm_bytes}});
   }
-  return {{"model", model.name},
+  nlohmann::json result = {{"model", model.name},
           {"cluster", cluster.name},
           {"gpus", execution.devices()},
           {"plan",
@@ -175,7 +197,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"dp", execution.dp}, {"sp", execution.sp}, {"micro_batch", execution.micro_batch},
             {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
-            {"placement", placement_text(execution)}}},
+            {"placement", placement_text(execution)}, {"a2a", to_string(execution.a2a)},
+            {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
           {"sequences_per_s", cost.sequences_per_s},
@@ -194,17 +217,23 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
           {"hbm_bytes", cost.hbm_bytes},
           {"stages", stages},
           {"megatron_args", megatron_arguments(execution, seq)}};
+  if (other)
+    result["a2a_alternative"] = {{"a2a", to_string(other->algorithm)},
+                                 {"ep_comm_s", other->cost.breakdown.ep_comm_s},
+                                 {"iteration_time_s", other->cost.iteration_time_s}};
+  return result;
 }
 
 void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
-                 const PlanCost& cost, int seq) {
+                 const PlanCost& cost, int seq, const std::optional<AllToAllComparison>& other) {
   std::cout << fmt::format("# nestfast evaluate: {} on {} ({} GPUs)\n", model.name, cluster.name, execution.devices());
   std::cout << fmt::format(
       "# plan: tp={} cp={} ep={} pp={} dp={} sp={} mbs={} gbs={} (m={}) seq={} vpp={} zero={} recompute={} "
-      "placement={}\n",
+      "placement={} a2a={}{}\n",
       execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
       execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
-      to_string(execution.stages.front().recompute), placement_text(execution));
+      to_string(execution.stages.front().recompute), placement_text(execution), to_string(execution.a2a),
+      execution.flash_attention ? " flash-attention" : "");
   const double total = cost.iteration_time_s;
   const TimeBreakdown& b = cost.breakdown;
   std::cout << fmt::format("iteration time   {:12.4f} s\n", total);
@@ -215,6 +244,9 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
       {"optimizer", b.optimizer_s}};
   for (const auto& [name, seconds] : parts)
     std::cout << fmt::format("  {:<14} {:12.4f} s  {:5.1f}%\n", name, seconds, 100 * seconds / total);
+  if (other)
+    std::cout << fmt::format("  (EP all-to-all priced as {}: {:.4f} s, iteration {:.4f} s)\n", to_string(other->algorithm),
+                             other->cost.breakdown.ep_comm_s, other->cost.iteration_time_s);
   std::cout << fmt::format("tokens/s         {:12.0f}\n", cost.tokens_per_s);
   std::cout << fmt::format("sequences/s      {:12.3f}\n", cost.sequences_per_s);
   std::cout << fmt::format("MFU              {:11.1f}%   (HFU {:.1f}% with recompute, {:.1f} TFLOP/s per GPU)\n",
@@ -268,6 +300,8 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--optimizer", options->optimizer, "adam|sgd");
   command->add_option("--a2a", options->a2a, "how MoE all-to-alls are priced: fast|fanout");
   command->add_option("--moe-imbalance", options->moe_imbalance, "hottest expert device's tokens / mean (>= 1)");
+  command->add_flag("--flash-attention", options->flash_attention,
+                   "fused attention (no s^2 activations); default: Megatron's unfused softmax");
   command->add_flag("--json", options->json, "print one JSON object");
   command->callback([options, &context] {
     const ModelSpec model = io::load_model(options->model);
@@ -275,13 +309,14 @@ void register_evaluate(CLI::App& app, CliContext& context) {
     const Execution execution = build_execution(*options, model, cluster);
     const PlanCost cost = evaluate_plan(model, cluster, execution);
     const int seq = execution.seq_len > 0 ? execution.seq_len : model.seq_len;
+    const std::optional<AllToAllComparison> other = other_all_to_all(model, cluster, execution);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
       if (options->json)
-        std::cout << to_json(model, cluster, execution, cost, seq).dump(2) << "\n";
+        std::cout << to_json(model, cluster, execution, cost, seq, other).dump(2) << "\n";
       else
-        print_table(model, cluster, execution, cost, seq);
+        print_table(model, cluster, execution, cost, seq, other);
     }
     context.exit_code = 0;
   });

@@ -77,10 +77,17 @@ void add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double per_head = 2 * (d.s / sharding.cp) * d.s * d.head_dim;
   const double batched = sharding.micro_batch * d.heads / d.tp;
   work.attention_gemms.push_back({per_head, 2 * batched});
-  // Scale + mask + softmax (read, write) and dropout (read, write, mask)
-  // over the local score matrix.
-  const double scores = t * (d.heads / d.tp) * d.s;
-  work.attention_hbm_bytes += scores * (4 * d.e + kMaskBytes);
+  if (sharding.flash_attention) {
+    // One fused kernel reads Q, K, V and writes O; its backward recomputes
+    // QK^T before the four gradient GEMMs.
+    work.attention_hbm_bytes += t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
+    work.attention_backward_factor = 2.5;
+  } else {
+    // Scale + mask + softmax (read, write) and dropout (read, write, mask)
+    // over the local score matrix.
+    const double scores = t * (d.heads / d.tp) * d.s;
+    work.attention_hbm_bytes += scores * (4 * d.e + kMaskBytes);
+  }
   // Two layer norms (read, write) and two dropout + residual adds (read 2,
   // write 1, mask) on the replicated hidden state.
   work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + kMaskBytes));
@@ -99,22 +106,26 @@ double attention_params(const Dims& d) {
 double norm_params(const Dims& d) { return d.gelu ? 2 * d.h : d.h; }  // one norm: LayerNorm has a bias, RMSNorm not
 
 // Stash of the attention half and the replicated tensors of a block.
-void add_block_stash_common(LayerWork& work, const Dims& d) {
+void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double t = d.tokens;
   // 2 norm inputs, QKV input, MLP input (4 x h x e) and 2 dropout masks: Korthikanti's 10 s b h.
   const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * kMaskBytes);
   // Q, K, V and the output-projection input: 8 s b h / t for MHA.
   const double attention = t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
-  // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b.
-  const double core = t * (d.heads / d.tp) * d.s * (d.e + kMaskBytes + d.e);
+  // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b;
+  // fused attention keeps only the row statistics (fp32 log-sum-exp).
+  const double core = sharding.flash_attention ? t * (d.heads / d.tp) * kFp32Bytes
+                                               : t * (d.heads / d.tp) * d.s * (d.e + kMaskBytes + d.e);
   work.stash_bytes[0] += replicated + attention + core;
-  work.stash_bytes[1] += replicated + attention;
+  work.stash_bytes[1] += replicated + attention + (sharding.flash_attention ? core : 0);
   work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
 }
 
-void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block) {
+// Selective recompute re-runs the unfused attention core; a fused kernel
+// stores nothing to recompute, so selective costs (and saves) nothing there.
+void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block, bool fused) {
   work.model_flops = 3 * mean_forward_flops;
-  work.selective_recompute_flops = block ? attention_flops : 0;
+  work.selective_recompute_flops = block && !fused ? attention_flops : 0;
   work.full_recompute_flops = block ? mean_forward_flops : 0;
 }
 
@@ -160,7 +171,7 @@ LayerWork head_work(const Dims& d) {
   const double stash = t * d.replicated * d.h * d.e + t * d.h * d.e + 4 * logits;
   work.stash_bytes = {stash, stash, stash};
   work.working_bytes = 2 * logits * kFp32Bytes;
-  finish_flops(work, gemm_flops(work.gemms), 0, false);
+  finish_flops(work, gemm_flops(work.gemms), 0, false, false);
   return work;
 }
 
@@ -169,14 +180,14 @@ LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
   add_attention(work, d, sharding);
   add_mlp(work, d, d.tokens, d.f, 1);
   work.dense_params = attention_params(d) + mlp_params(d, d.f) / d.tp + 2 * norm_params(d);
-  add_block_stash_common(work, d);
+  add_block_stash_common(work, d, sharding);
   const double mlp = d.tokens * mlp_stash_per_token(d, d.f) / d.tp;
   work.stash_bytes[0] += mlp;
   work.stash_bytes[1] += mlp;
   work.output_bytes = d.tokens * d.h * d.e / d.tp;
   work.working_bytes = work.stash_bytes[0];
   const double attention = gemm_flops(work.attention_gemms);
-  finish_flops(work, gemm_flops(work.gemms) + attention, attention, true);
+  finish_flops(work, gemm_flops(work.gemms) + attention, attention, true, sharding.flash_attention);
   return work;
 }
 
@@ -211,7 +222,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
                       (moe.shared_experts > 0 ? mlp_params(d, width * moe.shared_experts) / d.tp : 0);
   work.expert_params = experts_here * mlp_params(d, width) / d.tp;
 
-  add_block_stash_common(work, d);
+  add_block_stash_common(work, d, sharding);
   const double routed = sharding.expert_imbalance * k * t * (d.h * d.e + mlp_stash_per_token(d, width) / d.tp);
   const double shared = moe.shared_experts > 0 ? t * mlp_stash_per_token(d, width * moe.shared_experts) / d.tp : 0;
   const double router = t * d.replicated * moe.num_experts * kFp32Bytes;
@@ -222,7 +233,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
 
   const double attention = gemm_flops(work.attention_gemms);
   const double mean_forward = gemm_flops(work.gemms) - (sharding.expert_imbalance - 1) * mean_expert_flops + attention;
-  finish_flops(work, mean_forward, attention, true);
+  finish_flops(work, mean_forward, attention, true, sharding.flash_attention);
   work.full_recompute_flops = gemm_flops(work.gemms) + attention;  // what the hottest device recomputes
   return work;
 }

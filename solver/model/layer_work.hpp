@@ -15,8 +15,8 @@
 //   selective (+sp):      s b h 34/t  (the 5 a s^2 b attention core is dropped)
 //   full:                 2 s b h (/t with sp)  (only the block input is kept)
 // generalised here to GQA (q and kv widths), SwiGLU (gate and up outputs are
-// kept), MoE experts (k routed copies of each token) and cp (s/cp queries per
-// device against all s keys).
+// kept), MoE experts (k routed copies of each token), cp (s/cp queries per
+// device against all s keys) and fused attention (no s^2 terms).
 #include <array>
 #include <vector>
 
@@ -38,6 +38,11 @@ struct Sharding {
   // Hottest expert device's tokens over the mean (scales expert compute and
   // expert activations on the slowest device).
   double expert_imbalance = 1.0;
+  // Fused (FlashAttention-style) attention: the score matrix never reaches
+  // HBM, nothing of size s^2 is stashed, and the backward recomputes the
+  // scores (5 core GEMMs instead of 4). Off = Megatron-LM's unfused
+  // softmax/dropout path of the calibration runs (Korthikanti et al. 2022).
+  bool flash_attention = false;
 };
 
 struct LayerWork {
@@ -50,7 +55,8 @@ struct LayerWork {
   std::vector<Gemm> gemms;           // all forward GEMMs except the attention core
   std::vector<Gemm> attention_gemms; // QK^T and attention x V (the selective-recompute part)
   double hbm_bytes = 0;              // forward memory-bound traffic outside the attention core
-  double attention_hbm_bytes = 0;    // softmax + dropout over the score matrix
+  double attention_hbm_bytes = 0;    // softmax + dropout over the score matrix (fused: Q, K, V in, O out)
+  double attention_backward_factor = 2;  // backward attention-core time / forward (2.5 when fused)
 
   // Communication volumes (bytes per device, per micro-batch, forward; the
   // backward mirrors them, see layer_table).

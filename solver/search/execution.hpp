@@ -93,6 +93,12 @@ struct Execution {
   // fan-out pay for it.
   double expert_imbalance = 1.0;
 
+  // Fused (FlashAttention-style) attention instead of Megatron-LM's unfused
+  // softmax + dropout: no s^2 stash or HBM traffic, scores recomputed in the
+  // backward (see solver/model/layer_work.hpp). Off reproduces the
+  // calibration runs of 2021-22.
+  bool flash_attention = false;
+
   // Innermost first; a permutation of all five dims.
   std::vector<ParallelDim> placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
                                         ParallelDim::Dp, ParallelDim::Pp};

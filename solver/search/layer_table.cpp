@@ -20,6 +20,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.ep_group = layout.ep_group;
   config.a2a = execution.a2a;
   config.expert_imbalance = execution.expert_imbalance;
+  config.flash_attention = execution.flash_attention;
   return config;
 }
 
@@ -85,6 +86,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
   sharding.micro_batch = config.micro_batch;
   sharding.seq_len = config.seq_len;
   sharding.expert_imbalance = config.expert_imbalance;
+  sharding.flash_attention = config.flash_attention;
 
   const GpuSpec& gpu = cluster.gpu;
   // One TP "all-reduce unit": an all-reduce, or with sp an all-gather plus a reduce-scatter.
@@ -105,7 +107,9 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     const double attention_fw = gemms_time(gpu, work.attention_gemms) + hbm_time(gpu, work.attention_hbm_bytes);
     const double other_fw = gemms_time(gpu, work.gemms) + hbm_time(gpu, work.hbm_bytes);
     const double forward = attention_fw + other_fw;
-    const double backward = 2 * forward;  // data and weight gradients: two GEMMs per forward GEMM; 2x the traffic
+    // Data and weight gradients: two GEMMs per forward GEMM and twice the
+    // traffic; a fused attention core also recomputes its scores.
+    const double backward = 2 * other_fw + work.attention_backward_factor * attention_fw;
 
     const double tp_one = tp_unit(work.tp_bytes);
     const double tp_fw = work.tp_collectives_forward * tp_one;
@@ -130,7 +134,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     set(values, LayerColumn::BackwardTp, i, tp_bw);
     set(values, LayerColumn::BackwardCp, i, cp_bw);
     set(values, LayerColumn::BackwardEp, i, ep_bw);
-    set(values, LayerColumn::RecomputeSelective, i, block ? attention_fw : 0.0);
+    set(values, LayerColumn::RecomputeSelective, i, block && !config.flash_attention ? attention_fw : 0.0);
     set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);
     set(values, LayerColumn::DenseParams, i, work.dense_params);
     set(values, LayerColumn::ExpertParams, i, work.expert_params);

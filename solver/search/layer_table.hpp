@@ -32,6 +32,7 @@ struct LayerTableConfig {
   GroupShape ep_group;
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   double expert_imbalance = 1.0;
+  bool flash_attention = false;
 };
 
 LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,

@@ -141,3 +141,25 @@ TEST(LayerTable, ContextParallelSplitsTheSequence) {
 
 }  // namespace
 }  // namespace nestfast
+
+namespace nestfast {
+namespace {
+
+TEST(LayerWork, FusedAttentionDropsTheScoreMatrix) {
+  const ModelSpec model = test::gpt_model(4, 4096, 32);
+  Sharding s = shard(8, true, 2);
+  s.flash_attention = true;
+  const LayerWork fused = layer_work(model, 1, s);
+  const double sbh = 2048.0 * 2 * 4096;
+  // 34 s b h / t plus the fp32 log-sum-exp per (token, local head).
+  EXPECT_DOUBLE_EQ(fused.stash_bytes[0], sbh * 34.0 / 8 + 2048.0 * 2 * 4 * 4);
+  EXPECT_DOUBLE_EQ(fused.stash_bytes[0], fused.stash_bytes[1]);
+  EXPECT_EQ(fused.selective_recompute_flops, 0);
+  EXPECT_DOUBLE_EQ(fused.attention_backward_factor, 2.5);
+  const LayerWork unfused = layer_work(model, 1, shard(8, true, 2));
+  EXPECT_LT(fused.attention_hbm_bytes, 0.1 * unfused.attention_hbm_bytes);
+  EXPECT_DOUBLE_EQ(fused.model_flops, unfused.model_flops);
+}
+
+}  // namespace
+}  // namespace nestfast
