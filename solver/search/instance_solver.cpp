@@ -23,6 +23,7 @@
 #include "solver/search/level_dp_kernel.hpp"
 #include "solver/search/memory_model.hpp"
 #include "solver/search/pipeline_time.hpp"
+#include "solver/search/plan_pricer.hpp"
 #include "solver/search/search_context.hpp"
 #include "solver/search/solve.hpp"
 #include "solver/search/stage_cost.hpp"
@@ -45,19 +46,6 @@ std::string describe(const DpInstance& instance) {
                 instance.ep, instance.pp, instance.dp, instance.micro_batch, instance.zero_stage,
                 instance.vpp > 1 ? (" vpp=" + std::to_string(instance.vpp)).c_str() : "");
   return text;
-}
-
-// A rank's time sums its stages part by part, as evaluate_plan does, so the
-// rounding is the same.
-void add(StageTime& sum, const StageTime& part) {
-  sum.forward_compute_s += part.forward_compute_s;
-  sum.backward_compute_s += part.backward_compute_s;
-  sum.recompute_s += part.recompute_s;
-  sum.tp_comm_s += part.tp_comm_s;
-  sum.cp_comm_s += part.cp_comm_s;
-  sum.ep_comm_s += part.ep_comm_s;
-  sum.zero3_gather_s += part.zero3_gather_s;
-  sum.p2p_s += part.p2p_s;
 }
 
 void add(SearchStats& stats, const LevelDpCounters& counters) {
@@ -222,7 +210,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       StageTime rank_time;
       for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
         footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode);
-        add(rank_time, stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
+        accumulate(rank_time, stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
                                   instance.layout.stage_boundary_level(static_cast<int>(i)), mode));
       }
       const double t = rank_time.total_s();

@@ -8,9 +8,7 @@
 #include "solver/search/stage_cost.hpp"
 
 namespace nestfast::search {
-namespace {
-
-void add(StageTime& sum, const StageTime& part) {
+void accumulate(StageTime& sum, const StageTime& part) {
   sum.forward_compute_s += part.forward_compute_s;
   sum.backward_compute_s += part.backward_compute_s;
   sum.recompute_s += part.recompute_s;
@@ -21,8 +19,6 @@ void add(StageTime& sum, const StageTime& part) {
   sum.p2p_s += part.p2p_s;
 }
 
-}  // namespace
-
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
                      const LayerTable& table) {
   const ReplicaContext replicas = replica_context(problem.cluster, plan, layout);
@@ -32,7 +28,7 @@ PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const E
   std::vector<StageFootprint> footprints(pp);
   for (std::size_t i = 0; i < plan.stages.size(); ++i) {
     const StagePlan& stage = plan.stages[i];
-    add(times[i % pp], stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
+    accumulate(times[i % pp], stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
                                   stage.recompute));
     footprints[i % pp] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
   }

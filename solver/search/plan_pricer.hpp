@@ -8,6 +8,7 @@
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/solve.hpp"
+#include "solver/search/stage_cost.hpp"
 
 namespace nestfast::search {
 
@@ -15,6 +16,10 @@ struct PlanPrice {
   bool feasible = false;  // every pipeline rank fits in HBM
   double iteration_time_s = 0;
 };
+
+// Adds a stage's time to its rank's, part by part, as evaluate_plan does (so
+// a rank's total_s() rounds the same way).
+void accumulate(StageTime& rank, const StageTime& stage);
 
 // `plan` must be valid for `layout` (derived fields filled).
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
