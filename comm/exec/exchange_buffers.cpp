@@ -6,22 +6,41 @@
 
 namespace nestfast::comm {
 
-ExchangeBuffers::ExchangeBuffers(const AlltoallvLayout& layout, int rank, std::uint64_t seed)
+ExchangeBuffers::ExchangeBuffers(const AlltoallvLayout& layout, int rank, std::uint64_t seed, bool on_device)
     : layout_(layout),
       rank_(rank),
       seed_(seed),
+      send_bytes_(layout.send_bytes()),
       recv_bytes_(layout.recv_bytes()),
-      send_(new std::byte[std::max<std::uint64_t>(layout.send_bytes(), 1)]),
+      on_device_(on_device),
+      send_(new std::byte[std::max<std::uint64_t>(send_bytes_, 1)]),
       recv_(new std::byte[std::max<std::uint64_t>(recv_bytes_, 1)]) {
   for (int dst = 0; dst < layout_.ranks(); ++dst) {
     fill_block(send_.get() + layout_.send_displs[dst], layout_.send_counts[dst], seed_, rank_, dst);
   }
+  if (on_device_) {
+    send_device_ = gpu::DeviceBuffer(std::max<std::uint64_t>(send_bytes_, 1));
+    recv_device_ = gpu::DeviceBuffer(std::max<std::uint64_t>(recv_bytes_, 1));
+    send_device_.copy_from_host(send_.get(), send_bytes_);
+  }
 }
+
+const std::byte* ExchangeBuffers::send() const {
+  return on_device_ ? static_cast<const std::byte*>(send_device_.data()) : send_.get();
+}
+
+std::byte* ExchangeBuffers::recv() { return on_device_ ? static_cast<std::byte*>(recv_device_.data()) : recv_.get(); }
 
 void ExchangeBuffers::poison_recv() {
   for (int src = 0; src < layout_.ranks(); ++src) {
     poison_block(recv_.get() + layout_.recv_displs[src], layout_.recv_counts[src], seed_, src, rank_);
   }
+  if (on_device_) recv_device_.copy_from_host(recv_.get(), recv_bytes_);
+}
+
+std::byte* ExchangeBuffers::recv_on_host() {
+  if (on_device_) recv_device_.copy_to_host(recv_.get(), recv_bytes_);
+  return recv_.get();
 }
 
 DeliveryCheck check_delivery(MPI_Comm comm, const AlltoallvLayout& layout, const std::byte* recv, std::uint64_t seed,

@@ -12,26 +12,36 @@
 
 #include "comm/exec/layout.hpp"
 #include "comm/exec/validation_words.hpp"
+#include "gpu/buffers.hpp"
 
 namespace nestfast::comm {
 
+// On device (`on_device`), send() and recv() are GPU buffers holding the same
+// bytes; the host copies stay for filling and checking.
 class ExchangeBuffers {
  public:
-  ExchangeBuffers(const AlltoallvLayout& layout, int rank, std::uint64_t seed);
+  ExchangeBuffers(const AlltoallvLayout& layout, int rank, std::uint64_t seed, bool on_device = false);
 
-  const std::byte* send() const { return send_.get(); }
-  std::byte* recv() { return recv_.get(); }
+  const std::byte* send() const;
+  std::byte* recv();
   std::uint64_t recv_bytes() const { return recv_bytes_; }
+  bool on_device() const { return on_device_; }
 
   void poison_recv();
+  // The received bytes in host memory (copied back from the GPU on device).
+  std::byte* recv_on_host();
 
  private:
   AlltoallvLayout layout_;
   int rank_;
   std::uint64_t seed_;
+  std::uint64_t send_bytes_;
   std::uint64_t recv_bytes_;
+  bool on_device_;
   std::unique_ptr<std::byte[]> send_;
   std::unique_ptr<std::byte[]> recv_;
+  gpu::DeviceBuffer send_device_;
+  gpu::DeviceBuffer recv_device_;
 };
 
 struct DeliveryCheck {

@@ -25,7 +25,7 @@ Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, c
     buffers.poison_recv();
     barrier_yielding(comm);
     algo.execute(buffers.send(), buffers.recv());
-    const DeliveryCheck check = check_delivery(comm, layout, buffers.recv(), options.seed);
+    const DeliveryCheck check = check_delivery(comm, layout, buffers.recv_on_host(), options.seed);
     result.validated = true;
     result.wrong = check.wrong;
     result.first_bad = check.first_bad;

@@ -17,6 +17,7 @@ struct HarnessOptions {
   int warmup = 2;
   bool validate = true;
   std::uint64_t seed = 1;
+  bool device = false;  // measure_point: GPU buffers, every algorithm staged through pinned host memory
 };
 
 struct Measurement {

@@ -1,6 +1,7 @@
 #include "comm/exec/sweep_point.hpp"
 
 #include "comm/exec/counts_exchange.hpp"
+#include "comm/exec/device_staging.hpp"
 #include "comm/exec/exchange_buffers.hpp"
 
 namespace nestfast::comm {
@@ -13,9 +14,10 @@ PointResult measure_point(const ServerTopology& topology, const TrafficMatrix& d
   point.lower_bound_s = lower_bound_s(demand, topology.map(), bandwidth);
   const AlltoallvLayout layout = layout_of_rank(demand, topology.rank());
   const TrafficMatrix counts = gather_counts(topology.comm(), layout);
-  ExchangeBuffers buffers(layout, topology.rank(), options.seed);
+  ExchangeBuffers buffers(layout, topology.rank(), options.seed, options.device);
   for (const std::string& name : algos) {
-    const auto algorithm = make_alltoallv(name, settings);
+    std::unique_ptr<Alltoallv> algorithm = make_alltoallv(name, settings);
+    if (options.device) algorithm = std::make_unique<DeviceStagedAlltoallv>(std::move(algorithm));
     point.runs.push_back(measure_alltoallv(*algorithm, topology, layout, counts, buffers, options));
   }
   return point;

@@ -13,7 +13,9 @@
 #include "comm/exec/counts_exchange.hpp"
 #include "comm/exec/exchange_buffers.hpp"
 #include "comm/exec/harness.hpp"
+#include "comm/exec/sweep_point.hpp"
 #include "comm/workload/workload.hpp"
+#include "gpu/device.hpp"
 
 namespace nestfast::comm {
 namespace {
@@ -85,6 +87,21 @@ TEST(AutoAlgorithm, PicksByThresholdAndSaysSo) {
   EXPECT_EQ(large.decision, "fast");
   EXPECT_EQ(large.stages, static_cast<int>(build_fast_plan(demand, topology.map()).stage_count()));
   EXPECT_EQ(large.wrong, 0U);
+}
+
+// GPU buffers, each algorithm staged through pinned host memory: same bytes
+// (runs where every rank sees a GPU, skips elsewhere).
+TEST(DeviceBuffers, EveryAlgorithmDeliversFromAndToTheGpu) {
+  int without = gpu::device_count() > 0 ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &without, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (without != 0) GTEST_SKIP() << "not every rank sees a GPU (back-end " << gpu::backend_name() << ")";
+  const ServerTopology topology(MPI_COMM_WORLD, 2);
+  const TrafficMatrix demand = make_workload("zipf:0.8", world_size(), 40003, 13);
+  const RankBandwidth no_bound{};
+  const PointResult point = measure_point(topology, demand, 40003, alltoallv_algorithm_names(), {},
+                                          HarnessOptions{.iterations = 1, .warmup = 0, .seed = 13, .device = true},
+                                          no_bound);
+  for (const Measurement& result : point.runs) EXPECT_EQ(result.wrong, 0U) << result.algo;
 }
 
 }  // namespace
