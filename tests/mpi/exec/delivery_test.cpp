@@ -16,21 +16,13 @@
 #include "comm/exec/exchange_buffers.hpp"
 #include "comm/exec/harness.hpp"
 #include "comm/exec/server_topology.hpp"
+#include "tests/mpi/exec/world.hpp"
 
 namespace nestfast::comm {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using test_world::world_rank;
+using test_world::world_size;
 
 TrafficMatrix constant_counts(int ranks, std::uint64_t bytes) {
   return TrafficMatrix(ranks, std::vector<std::uint64_t>(static_cast<std::size_t>(ranks) * ranks, bytes));

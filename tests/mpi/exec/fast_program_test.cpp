@@ -16,21 +16,13 @@
 #include "comm/exec/sweep_point.hpp"
 #include "comm/workload/workload.hpp"
 #include "gpu/device.hpp"
+#include "tests/mpi/exec/world.hpp"
 
 namespace nestfast::comm {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using test_world::world_rank;
+using test_world::world_size;
 
 TEST(FastProgram, OneRailReceiveAndSendPerStepAndNoEmptyMessage) {
   const ServerTopology topology(MPI_COMM_WORLD, 4 <= world_size() ? 4 : world_size());

@@ -8,9 +8,12 @@
 #include <stdexcept>
 
 #include "comm/exec/validation.hpp"
+#include "tests/mpi/exec/world.hpp"
 
 namespace nestfast::comm {
 namespace {
+
+using test_world::world_size;
 
 ValidationSettings small_settings() {
   ValidationSettings settings;
@@ -20,12 +23,6 @@ ValidationSettings small_settings() {
   settings.iterations = 1;
   settings.warmup = 0;
   return settings;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
 }
 
 // EP over all ranks, so that the group spans both virtual servers (a group
