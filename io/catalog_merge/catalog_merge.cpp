@@ -1,0 +1,252 @@
+#include "io/catalog_merge/catalog_merge.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "io/catalog/catalog_reader.hpp"
+#include "io/catalog/catalog_types.hpp"
+#include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/h5_attributes.hpp"
+#include "io/catalog/h5_handle.hpp"
+#include "io/job/job_file.hpp"
+
+namespace nestfast::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The same storage as a direct run's tables (chunked, shuffled, deflated).
+constexpr int kDeflateLevel = 4;
+constexpr hsize_t kRowsPerChunk = 1024;
+
+// One part file, read whole: its plans with their stages, and its validation rows.
+struct Part {
+  std::string path;
+  std::string job_text;
+  std::string job_name;
+  std::string version;
+  std::string git_sha;
+  std::int64_t schema_version = 0;
+  std::int64_t mpi_ranks = 0;
+  std::vector<PlanEntry> plans;
+  std::vector<ValidationRow> validation;
+  std::uint64_t first_point = 0;
+};
+
+Part read_part(const std::string& path) {
+  const CatalogReader reader(path);
+  Part part;
+  part.path = path;
+  part.job_text = reader.string_attribute("job");
+  part.job_name = reader.string_attribute("job_name");
+  part.version = reader.string_attribute("nestfast_version");
+  part.git_sha = reader.string_attribute("git_sha");
+  part.schema_version = reader.integer_attribute("schema_version");
+  part.mpi_ranks = reader.integer_attribute("mpi_ranks");
+  const std::vector<PlanRow> rows = reader.plans();
+  std::uint64_t stage_rows = 0;
+  for (const PlanRow& row : rows) stage_rows += row.stage_count;
+  const std::vector<StageRow> stages = reader.stages(0, stage_rows);
+  part.plans.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const PlanRow& row = rows[i];
+    if (row.stage_offset + row.stage_count > stages.size()) {
+      throw std::invalid_argument(path + ": /plans row " + std::to_string(i) + " points past the end of /stages");
+    }
+    PlanEntry entry{row, {stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset),
+                          stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset + row.stage_count)}};
+    part.plans.push_back(std::move(entry));
+  }
+  if (part.plans.empty()) throw std::invalid_argument(path + ": the part catalog has no plans");
+  part.first_point = part.plans.front().row.point_id;
+  part.validation = reader.validation();
+  return part;
+}
+
+// Every part must come from the same job and the same nestfast as the first.
+void check_same_job(const Part& first, const Part& part) {
+  const auto differs = [&](const char* what) {
+    return std::invalid_argument(part.path + ": its " + what + " differs from " + first.path +
+                                 "'s (parts of different sweeps cannot be merged)");
+  };
+  if (part.job_text != first.job_text) throw differs("job text");
+  if (part.version != first.version || part.schema_version != first.schema_version) {
+    throw differs("nestfast version or schema");
+  }
+}
+
+// Each sweep point in exactly one part, and every point of the job's sweep present.
+std::uint64_t check_coverage(const std::vector<Part>& parts) {
+  std::map<std::uint64_t, std::size_t> owner;  // point -> index of its part
+  for (std::size_t index = 0; index < parts.size(); ++index) {
+    for (const PlanEntry& plan : parts[index].plans) {
+      const auto [it, inserted] = owner.emplace(plan.row.point_id, index);
+      if (!inserted && it->second != index) {
+        throw std::invalid_argument(parts[index].path + ": sweep point " + std::to_string(plan.row.point_id) +
+                                    " is also in " + parts[it->second].path + " (the same slice given twice?)");
+      }
+    }
+  }
+  const JobSpec job = parse_job(parts.front().job_text, parts.front().path + ":/job");
+  const std::uint64_t expected = expand_sweep(job).size();
+  for (std::uint64_t point = 0; point < expected; ++point) {
+    if (!owner.contains(point)) {
+      throw std::invalid_argument("sweep point " + std::to_string(point) + " of " + std::to_string(expected) +
+                                  " is in none of the " + std::to_string(parts.size()) +
+                                  " parts (a slice missing or unfinished?)");
+    }
+  }
+  if (owner.size() != expected) {
+    throw std::invalid_argument(parts.front().path + ": the parts hold " + std::to_string(owner.size()) +
+                                " sweep points, the job has " + std::to_string(expected));
+  }
+  return expected;
+}
+
+std::string utc_now() {
+  char text[32] = {};
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+void write_table(hid_t parent, const char* name, hid_t type, std::uint64_t count, const void* rows) {
+  const hsize_t dims = count;
+  const hsize_t max_dims = H5S_UNLIMITED;
+  const H5Handle space = h5_space(H5Screate_simple(1, &dims, &max_dims), std::string("creating the space of ") + name);
+  const H5Handle create = h5_plist(H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
+  const hsize_t chunk = std::clamp<hsize_t>(count, 1, kRowsPerChunk);
+  h5_check(H5Pset_chunk(create, 1, &chunk), "setting the chunk size");
+  h5_check(H5Pset_shuffle(create), "enabling shuffle");
+  h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
+  const H5Handle dataset = h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, create, H5P_DEFAULT),
+                                      std::string("creating ") + name);
+  if (count > 0) h5_check(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), std::string("writing ") + name);
+}
+
+std::string member_name(hid_t group, hsize_t index, const std::string& path) {
+  const ssize_t length = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
+  if (length < 0) throw std::runtime_error("HDF5: " + path + ": naming a preset group failed");
+  std::vector<char> name(static_cast<std::size_t>(length) + 1, '\0');
+  H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, name.data(), name.size(), H5P_DEFAULT);
+  return std::string(name.data());
+}
+
+// Copies the members of group `name` (models or clusters) of every part that
+// the merged file does not hold yet; the parts of one job name the same presets.
+void copy_preset_groups(hid_t out_file, const std::vector<Part>& parts, const char* name) {
+  const H5Handle target = h5_group(H5Gcreate2(out_file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                   std::string("creating /") + name);
+  for (const Part& part : parts) {
+    const H5Handle file = h5_file(H5Fopen(part.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "reopening " + part.path);
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
+    const H5Handle source = h5_group(H5Gopen2(file, name, H5P_DEFAULT), part.path + ": opening /" + name);
+    H5G_info_t info{};
+    h5_check(H5Gget_info(source, &info), part.path + ": listing /" + name);
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+      const std::string member = member_name(source, i, part.path);
+      if (H5Lexists(target, member.c_str(), H5P_DEFAULT) > 0) continue;
+      h5_check(H5Ocopy(source, member.c_str(), target, member.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+               "copying /" + std::string(name) + "/" + member + " from " + part.path);
+    }
+  }
+}
+
+}  // namespace
+
+MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::string& out, bool force) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (paths.empty()) throw std::invalid_argument("merge: no part catalogs given");
+  std::error_code error;
+  for (const std::string& path : paths) {
+    if (fs::exists(out, error) && fs::equivalent(path, out, error)) {
+      throw std::invalid_argument(out + ": --out is one of the parts");
+    }
+  }
+  if (fs::exists(out, error) && !force) {
+    throw std::invalid_argument(out + ": exists already; pass --force to replace it");
+  }
+
+  std::vector<Part> parts;
+  parts.reserve(paths.size());
+  for (const std::string& path : paths) {
+    parts.push_back(read_part(path));
+    check_same_job(parts.front(), parts.back());
+  }
+  MergeSummary summary;
+  summary.parts = parts.size();
+  summary.points = check_coverage(parts);
+
+  // Slices are contiguous blocks of the sweep: parts in point order give the direct run's row order.
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part& a, const Part& b) { return a.first_point < b.first_point; });
+  std::vector<PlanRow> plan_rows;
+  std::vector<StageRow> stage_rows;
+  std::vector<ValidationRow> validation_rows;
+  for (const Part& part : parts) {
+    const std::uint64_t plan_base = plan_rows.size();
+    for (const PlanEntry& plan : part.plans) {
+      PlanRow row = plan.row;
+      row.stage_offset = stage_rows.size();
+      for (StageRow stage : plan.stages) {
+        stage.plan_row = plan_rows.size();
+        stage_rows.push_back(stage);
+      }
+      plan_rows.push_back(row);
+    }
+    for (ValidationRow row : part.validation) {
+      row.plan_row += plan_base;
+      validation_rows.push_back(row);
+    }
+  }
+  summary.plans = plan_rows.size();
+  summary.stages = stage_rows.size();
+  summary.validation_rows = validation_rows.size();
+
+  const std::string partial = out + ".partial";
+  const hid_t created = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (created < 0) throw std::invalid_argument(partial + ": cannot be created (missing directory or no write permission)");
+  try {
+    const H5Handle file(created, H5Fclose);
+    const Part& first = parts.front();
+    std::int64_t most_ranks = 0;
+    for (const Part& part : parts) most_ranks = std::max(most_ranks, part.mpi_ranks);
+    write_attribute(file, "format", kCatalogFormat);
+    write_attribute(file, "schema_version", first.schema_version);
+    write_attribute(file, "nestfast_version", first.version);
+    write_attribute(file, "git_sha", first.git_sha);
+    write_attribute(file, "created_utc", utc_now());
+    write_attribute(file, "mpi_ranks", most_ranks);  // the largest part job's
+    write_attribute(file, "merged_parts", static_cast<std::int64_t>(parts.size()));
+    write_attribute(file, "job_name", first.job_name);
+    write_attribute(file, "job", first.job_text);
+    copy_preset_groups(file, parts, "models");
+    copy_preset_groups(file, parts, "clusters");
+    const H5Handle plan_type = plan_row_type();
+    write_table(file, "plans", plan_type, plan_rows.size(), plan_rows.data());
+    const H5Handle stage_type = stage_row_type();
+    write_table(file, "stages", stage_type, stage_rows.size(), stage_rows.data());
+    const H5Handle validation = h5_group(H5Gcreate2(file, "validation", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                         "creating /validation");
+    const H5Handle validation_type = validation_row_type();
+    write_table(validation, "alltoallv", validation_type, validation_rows.size(), validation_rows.data());
+  } catch (...) {
+    fs::remove(partial, error);  // never leave a half-written file behind
+    throw;
+  }
+  if (std::rename(partial.c_str(), out.c_str()) != 0) {
+    const int failed = errno;
+    throw std::runtime_error("renaming " + partial + " to " + out + ": " + std::strerror(failed));
+  }
+  return summary;
+}
+
+}  // namespace nestfast::io
