@@ -22,6 +22,18 @@ using nest_json::at;
 using nest_json::FieldReader;
 using nest_json::join;
 
+// Limits that keep every sum of byte counts inside 64 bits and the per-stage
+// tables ((nodes+1)^2 entries) small.
+constexpr std::size_t kMaxNodes = 1024;
+constexpr std::size_t kMaxEdges = 32 * kMaxNodes;
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 44;
+
+std::uint64_t byte_count(const FieldReader& reader, const nlohmann::json& value, const std::string& path) {
+  const std::int64_t bytes = reader.integer(value, path, 0);
+  if (bytes > kMaxBytes) reader.fail(path, "more than 2^44 bytes");
+  return static_cast<std::uint64_t>(bytes);
+}
+
 int tp_width(const FieldReader& reader, const std::string& path, const std::string& key) {
   std::size_t used = 0;
   int width = 0;
@@ -49,10 +61,10 @@ std::vector<NestLayer> read_layers(const FieldReader& reader, const nlohmann::js
                       "optimalLatencyBw", "energy"});
     NestLayer layer;
     layer.id = reader.integer(reader.member(node, node_path, "id"), join(node_path, "id"), INT64_MIN);
-    layer.activation_bytes = static_cast<std::uint64_t>(
-        reader.integer(reader.member(node, node_path, "activationSize"), join(node_path, "activationSize"), 0));
-    layer.parameter_bytes = static_cast<std::uint64_t>(
-        reader.integer(reader.member(node, node_path, "parameterSize"), join(node_path, "parameterSize"), 0));
+    layer.activation_bytes =
+        byte_count(reader, reader.member(node, node_path, "activationSize"), join(node_path, "activationSize"));
+    layer.parameter_bytes =
+        byte_count(reader, reader.member(node, node_path, "parameterSize"), join(node_path, "parameterSize"));
     layer.fw_ms = reader.non_negative_number(reader.member(node, node_path, "optimalLatencyFw"),
                                              join(node_path, "optimalLatencyFw"));
     layer.bw_ms = reader.non_negative_number(reader.member(node, node_path, "optimalLatencyBw"),
@@ -77,6 +89,7 @@ NestGraph build_graph(const FieldReader& reader, int tp, std::vector<NestLayer> 
     }
   }
   reader.require_array(list, path);
+  if (list.size() > kMaxEdges) reader.fail(path, "more than " + std::to_string(kMaxEdges) + " edges");
   struct RawEdge {
     std::size_t source;
     std::size_t dest;
@@ -97,8 +110,8 @@ NestGraph build_graph(const FieldReader& reader, int tp, std::vector<NestLayer> 
     const std::size_t source = endpoint("sourceId");
     const std::size_t dest = endpoint("destId");
     if (source == dest) reader.fail(edge_path, "an edge from a node to itself");
-    const auto bytes = static_cast<std::uint64_t>(reader.integer(reader.member(edge, edge_path, "communicationCost"),
-                                                                 join(edge_path, "communicationCost"), 0));
+    const std::uint64_t bytes =
+        byte_count(reader, reader.member(edge, edge_path, "communicationCost"), join(edge_path, "communicationCost"));
     raw.push_back(RawEdge{source, dest, bytes});
   }
   const std::size_t count = layers.size();
@@ -280,7 +293,7 @@ compat::NestProblem parse_nest_input(std::string_view text, const std::string& s
     const std::string nodes_path = join("nodes", key);
     if (!edges.contains(key)) reader.fail(join("edges", key), "missing key (nodes has this width)");
     std::vector<NestLayer> layers = read_layers(reader, value, nodes_path);
-    if (layers.size() > 4096) reader.fail(nodes_path, "more than 4096 nodes");
+    if (layers.size() > kMaxNodes) reader.fail(nodes_path, "more than " + std::to_string(kMaxNodes) + " nodes");
     problem.graphs.push_back(build_graph(reader, tp, std::move(layers), edges[key], nodes_path, join("edges", key)));
   }
   std::sort(problem.graphs.begin(), problem.graphs.end(),

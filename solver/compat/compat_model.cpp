@@ -6,13 +6,14 @@ namespace nestfast::compat {
 
 bool stage_fits_memory(const NestProblem& problem, const ChainTable& chain, std::size_t first, std::size_t end,
                        int remaining) {
-  const std::uint64_t parameters = chain.parameter_bytes(first, end);
-  const std::uint64_t activations = chain.activation_bytes(first, end);
+  // long double: no overflow for any byte counts the reader accepts.
+  const auto parameters = static_cast<long double>(chain.parameter_bytes(first, end));
+  const auto activations = static_cast<long double>(chain.activation_bytes(first, end));
   // Adam keeps fp32 moments and master weights: 12 bytes per 2-byte parameter.
-  const std::uint64_t optimizer = problem.optimizer == NestOptimizer::Adam ? 6 * parameters : 0;
-  const std::uint64_t stash = problem.recompute ? chain.incoming(first, end).bytes : activations;
-  const long double total = static_cast<long double>(2 * parameters + optimizer + activations) +
-                            static_cast<long double>(remaining - 1) * static_cast<long double>(stash);
+  const long double optimizer = problem.optimizer == NestOptimizer::Adam ? 6 * parameters : 0;
+  const long double stash =
+      problem.recompute ? static_cast<long double>(chain.incoming(first, end).bytes) : activations;
+  const long double total = 2 * parameters + optimizer + activations + static_cast<long double>(remaining - 1) * stash;
   return total <= static_cast<long double>(problem.memory_per_device);
 }
 

@@ -303,7 +303,9 @@ NestAnswer solve(const NestProblem& problem, CostModelKind model) {
     }
   }
   if (best.time == kInfeasible) {
-    throw std::invalid_argument("maxMemoryPerDevice: no plan fits in memory on the given devices");
+    throw std::invalid_argument(
+        "maxMemoryPerDevice: no plan fits (every stage needs t*ep_degree*cp_degree <= maxDevices devices and must fit "
+        "in memory)");
   }
   return NestAnswer{model, best.plan, best.time, evaluate_baselines(problem, model)};
 }
