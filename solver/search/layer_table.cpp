@@ -25,8 +25,10 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
 }
 
 LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
-                       std::vector<double> working_bytes, std::vector<NetworkLevel> levels)
-    : layers_(static_cast<int>(output_bytes.size())), output_bytes_(std::move(output_bytes)) {
+                       std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params)
+    : layers_(static_cast<int>(output_bytes.size())),
+      output_bytes_(std::move(output_bytes)),
+      tied_head_params_(tied_head_params) {
   const std::size_t n = static_cast<std::size_t>(layers_);
   prefix_.assign(static_cast<std::size_t>(kLayerColumns) * (n + 1), 0.0);
   for (std::size_t c = 0; c < static_cast<std::size_t>(kLayerColumns); ++c)
@@ -147,7 +149,9 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     output_bytes[i] = work.output_bytes;
     working_bytes[i] = work.working_bytes;
   }
-  return LayerTable(values, std::move(output_bytes), std::move(working_bytes), cluster.levels);
+  const double tied_head_params =
+      model.tied_embeddings ? static_cast<double>(model.vocab) * model.hidden / config.tp : 0.0;
+  return LayerTable(values, std::move(output_bytes), std::move(working_bytes), cluster.levels, tied_head_params);
 }
 
 }  // namespace nestfast

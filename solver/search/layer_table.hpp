@@ -68,7 +68,7 @@ class LayerTable {
   // `values[c][i]` = column c of layer i; working_bytes[i] = the transient
   // peak while layer i runs (not summed: a range max).
   LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
-             std::vector<double> working_bytes, std::vector<NetworkLevel> levels);
+             std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params = 0);
 
   int layers() const { return layers_; }  // L + 2
 
@@ -86,6 +86,12 @@ class LayerTable {
   // Max working set over layers first..last. O(1) (sparse table).
   double max_working_bytes(int first, int last) const;
 
+  // With tied embeddings the head keeps its own copy of the embedding
+  // matrix (Megatron-LM does so on the last pipeline stage); a stage that
+  // holds both ends of the chain keeps one. These are the head's copy's
+  // parameters (0 when untied).
+  double tied_head_params() const { return tied_head_params_; }
+
   // p2p of `bytes` at `level` (alpha + bytes / effective bandwidth).
   double p2p_time(int level, double bytes) const;
 
@@ -96,6 +102,7 @@ class LayerTable {
   std::vector<std::vector<double>> working_max_;  // sparse table, [k][i] = max of 2^k from i
   std::vector<double> level_latency_s_;
   std::vector<double> level_bandwidth_Bps_;
+  double tied_head_params_ = 0;
 };
 
 LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster, const LayerTableConfig& config);

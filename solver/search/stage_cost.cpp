@@ -18,6 +18,17 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   return context;
 }
 
+namespace {
+
+// A stage holding the whole chain keeps one copy of tied embeddings.
+double stage_dense_params(const LayerTable& table, int first_layer, int last_layer) {
+  double params = table.sum(LayerColumn::DenseParams, first_layer, last_layer);
+  if (first_layer == 0 && last_layer == table.layers() - 1) params -= table.tied_head_params();
+  return params;
+}
+
+}  // namespace
+
 StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int first_layer, int last_layer,
                      int boundary_level, Recompute recompute) {
   const int a = first_layer, b = last_layer;
@@ -32,7 +43,7 @@ StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, in
   if (replicas.zero_stage >= 3) {
     const ClusterSpec& cluster = *replicas.cluster;
     const double gather =
-        all_gather_time(cluster, replicas.dense_dp_group, table.sum(LayerColumn::DenseParams, a, b) * kWeightBytesPerParam) +
+        all_gather_time(cluster, replicas.dense_dp_group, stage_dense_params(table, a, b) * kWeightBytesPerParam) +
         all_gather_time(cluster, replicas.expert_dp_group, table.sum(LayerColumn::ExpertParams, a, b) * kWeightBytesPerParam);
     time.zero3_gather_s = 2 * gather;  // once for the forward, once for the backward
   }
@@ -52,7 +63,7 @@ StageFootprint stage_footprint(const LayerTable& table, int first_layer, int las
   static constexpr LayerColumn kStash[kRecomputeModes] = {LayerColumn::StashNone, LayerColumn::StashSelective,
                                                           LayerColumn::StashFull};
   StageFootprint footprint;
-  footprint.dense_params = table.sum(LayerColumn::DenseParams, first_layer, last_layer);
+  footprint.dense_params = stage_dense_params(table, first_layer, last_layer);
   footprint.expert_params = table.sum(LayerColumn::ExpertParams, first_layer, last_layer);
   footprint.stash_bytes_per_microbatch = table.sum(kStash[static_cast<int>(recompute)], first_layer, last_layer);
   footprint.working_bytes = table.max_working_bytes(first_layer, last_layer);
