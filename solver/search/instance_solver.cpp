@@ -68,14 +68,15 @@ struct MemoryOracle {
 
 struct Instance {
   Instance(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout_in,
-           const LayerTable& table_in, double time_bound_in)
+           const LayerTable& table_in, double time_bound_in, bool explain_in)
       : execution(execution_skeleton(problem, spec)),
         layout(layout_in),
         table(table_in),
         replicas(replica_context(problem.cluster, execution, layout_in)),
         micro_batches(execution.micro_batches()),
         hbm(static_cast<double>(problem.cluster.gpu.hbm_bytes)),
-        time_bound(time_bound_in) {}
+        time_bound(time_bound_in),
+        explain(explain_in) {}
 
   Execution execution;
   const ExecutionLayout& layout;
@@ -84,6 +85,7 @@ struct Instance {
   int micro_batches = 0;
   double hbm = 0;
   double time_bound = kDpInfinity;  // plans slower than this are not wanted
+  bool explain = true;              // diagnose an infeasible instance (least memory, reason)
 };
 
 void explain_infeasible(const DpInstance& spec, const StageOracle& oracle, int chain, double least_peak,
@@ -176,6 +178,7 @@ void solve_with_dp(const DpInstance& spec, Instance& instance, InstanceResult& r
       result.pruned_by_bound = true;
       return;
     }
+    if (!instance.explain) return;
     LevelDpCounters counters;
     const double least_peak = level_dp_run(MemoryOracle{oracle}, chain, pp, kDpInfinity, kDpInfinity,
                                            value.data(), cut.data(), &counters);
@@ -241,6 +244,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     return;
   }
   if (!feasible) {
+    if (!instance.explain) return;
     const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
                              instance.hbm, spec.recompute_mask);
     explain_infeasible(spec, oracle, instance.table.layers(), least_peak, instance.hbm, result);
@@ -260,16 +264,16 @@ InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spe
   const ExecutionLayout layout = compute_layout(problem.cluster, skeleton);
   const LayerTable table =
       build_layer_table(problem.model, problem.cluster, layer_table_config(problem.model, skeleton, layout));
-  return solve_prepared(problem, spec, layout, table, kDpInfinity);
+  return solve_prepared(problem, spec, layout, table, kDpInfinity, true);
 }
 
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout,
-                              const LayerTable& table, double time_bound) {
+                              const LayerTable& table, double time_bound, bool explain) {
   InstanceResult result;
   result.ordinal = spec.ordinal;
   result.problem = spec.problem;
   result.stats.instances = 1;
-  Instance instance(problem, spec, layout, table, time_bound);
+  Instance instance(problem, spec, layout, table, time_bound, explain);
   if (spec.vpp == 1 && spec.uneven_layers) {
     solve_with_dp(spec, instance, result);
   } else {

@@ -62,8 +62,11 @@ double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, c
 
 // solve_instance on a prepared layout and table, returning only plans whose
 // time is <= time_bound (an instance whose optimum is worse comes back with
-// pruned_by_bound set). With time_bound = +inf it is solve_instance exactly.
+// pruned_by_bound set). With explain = false an infeasible instance skips
+// its diagnosis (min_memory_bytes, infeasible_reason), which only matters
+// when no instance is feasible. With time_bound = +inf and explain = true
+// it is solve_instance exactly.
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& instance, const ExecutionLayout& layout,
-                              const LayerTable& table, double time_bound);
+                              const LayerTable& table, double time_bound, bool explain);
 
 }  // namespace nestfast::search

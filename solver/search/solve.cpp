@@ -85,7 +85,8 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
       }
       try {
         const PreparedInstance prepared = context.prepare(i);
-        InstanceResult result = solve_prepared(problem, instances[i], *prepared.layout, *prepared.table, bound);
+        // Infeasible instances are diagnosed only if nothing fits (below).
+        InstanceResult result = solve_prepared(problem, instances[i], *prepared.layout, *prepared.table, bound, false);
         if (result.feasible) incumbents.offer(result.iteration_time_s);
         if (result.pruned_by_bound) ++result.stats.pruned_instances;
         batch.push_back(std::move(result));
@@ -109,6 +110,21 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
 
   SolveResult result;
   for (const SolveResult& part : partial) result = merge(result, part, top_k);
+  if (!result.feasible) {
+    // Nothing fits anywhere: now name the tightest constraint (every
+    // instance's least memory), which the first pass skipped.
+    std::vector<InstanceResult> diagnosed(instances.size());
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (std::int64_t k = 0; k < count; ++k) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      const PreparedInstance prepared = context.prepare(i);
+      diagnosed[i] = solve_prepared(problem, instances[i], *prepared.layout, *prepared.table, kDpInfinity, true);
+    }
+    const SolveResult explained = reduce(diagnosed, top_k);
+    result.infeasible_reason = explained.infeasible_reason;
+    result.tightest_memory_bytes = explained.tightest_memory_bytes;
+    result.tightest_ordinal = explained.tightest_ordinal;
+  }
   result.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.baselines) result.baselines = run_baselines(problem, space, options, result.stats);
   return result;
