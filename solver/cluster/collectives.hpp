@@ -56,18 +56,20 @@ double reduce_scatter_time(const ClusterSpec& cluster, const GroupShape& group, 
 // destinations) inside `group`, while every other group of the same shape
 // runs its own all-to-all at the same time (MoE layers do).
 // `imbalance` >= 1 is the hottest receiver's load over the mean.
-//  - fan-out: every device posts all its sends at once. Cross-node bytes of
-//    the hottest device go through its one NIC:
-//      (n-1) alpha_top + max(imbalance * cross / bw_top, local / bw_0)
-//  - FAST (comm.md): intra-server rebalancing spreads a node's cross-node
-//    bytes over all its NICs, so the node-level bound applies; the hot
-//    device is one of the node's fanout[0] group members:
-//      load factor = (k - 1 + imbalance) / k with k = fanout[0];
-//      (nodes-1) alpha_top (one Birkhoff stage per peer node for uniform
-//      traffic) + max(load * cross / bw_top, (local + forwarded) / bw_0)
-//    where forwarded = the received cross bytes re-sent inside the node.
-// "top" is the group's level; cross = bytes leaving the node, local = bytes
-// to other group members of the same node.
+// A device's bytes split into `local` (to group members on its node) and
+// cross-node shares, each priced at the level that joins the two ends; the
+// cross shares go through the device's one NIC, so their times add up to
+// `cross_time`. With k = fanout[0] group members per node and S nodes:
+//  - fan-out (every device posts all sends at once; the hot device's NIC
+//    and NVLink carry `imbalance` x the mean):
+//      (n-1) alpha_top + imbalance * max(cross_time, local / bw_0)
+//  - FAST (comm.md): intra-node rebalancing spreads a node's cross-node
+//    bytes over its k NICs, so the node-level bound applies; with one hot
+//    device per node the node carries (k - 1 + imbalance) / k x the mean.
+//    Received pieces are forwarded inside the node (cross * (k-1)/k bytes):
+//      (k-1) alpha_0 + (S-1) alpha_top      (intrinsic step + one Birkhoff
+//                                            stage per peer node)
+//      + max((k-1+imbalance)/k * cross_time, imbalance * (local + forwarded) / bw_0)
 double all_to_all_fanout_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
                               double imbalance);
 double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
