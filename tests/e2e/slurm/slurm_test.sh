@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# A real Slurm on localhost: slurm/submit-catalog.sh submits the catalog
+# sweep as a 3-task job array (2 ranks each, srun --mpi=pmi2) and the merge
+# with --dependency=afterok; the merged catalog must hold exactly the data of
+# a direct `mpiexec` run of the whole sweep. The cluster is stopped on every
+# exit path and must leave no process behind.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for command in munged slurmctld slurmd sbatch squeue sinfo scancel; do
+  command -v "$command" > /dev/null 2>&1 || [ -x "/usr/sbin/$command" ] ||
+    fail "$command is not installed: this test needs Slurm and munge (Debian: apt-get install -y slurm-wlm munge)"
+done
+command -v h5dump > /dev/null || fail "h5dump is not installed (Debian: hdf5-tools)"
+
+MPIEXEC=${MPIEXEC:-mpiexec}
+export OMP_NUM_THREADS=1
+rm -rf "$TEST_TMPDIR"
+mkdir -p "$TEST_TMPDIR"
+cd "$TEST_TMPDIR"
+cluster_script="$NESTFAST_SOURCE_DIR/slurm/local-cluster.sh"
+
+cat > job.toml <<'TOML'
+[job]
+name = "e2e-slurm"
+out = "direct.h5"
+
+[[sweep]]
+model = ["llama2-7b"]
+cluster = ["h100-spineleaf"]
+gpus = [8, 16, 32]
+global_batch = [64]
+
+[[sweep]]
+model = "mixtral-8x7b"
+cluster = "h200-superpod"
+gpus = [64]
+global_batch = [256]
+
+[search]
+zero = [1]
+mbs = [1]
+vpp = [1]
+cp = [1]
+top_k = 2
+baselines = ["manual", "mcmc"]
+TOML
+
+# The reference: one direct run of the whole sweep.
+timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out direct.h5 --no-progress > direct.txt ||
+  fail "the direct mpiexec run failed"
+
+# The cluster's dir is short (munge's socket path must stay under 108 bytes).
+cluster_dir=""
+stop_cluster() {
+  [ -n "$cluster_dir" ] || return 0
+  "$cluster_script" stop "$cluster_dir" || echo "WARNING: local-cluster stop failed" >&2
+  rm -rf "$cluster_dir"
+  cluster_dir=""
+}
+trap stop_cluster EXIT
+cluster_dir=$(mktemp -d "${TMPDIR:-/tmp}/nestfast-slurm-e2e.XXXXXX")
+started_ns=$(date +%s%N)
+NESTFAST_SLURM_DIR=$cluster_dir timeout 60 "$cluster_script" start > cluster.env || fail "local-cluster start failed"
+source cluster.env
+echo "local cluster up in $((($(date +%s%N) - started_ns) / 1000000)) ms"
+[ "$(sinfo -h -o %T)" = idle ] || fail "the local node is not idle"
+
+NESTFAST=$NESTFAST PARTS="$TEST_TMPDIR/parts" OUT="$TEST_TMPDIR/merged.h5" \
+  "$NESTFAST_SOURCE_DIR/slurm/submit-catalog.sh" job.toml 3 2 > submit.txt || fail "submit-catalog.sh failed"
+cat submit.txt
+array_id=$(sed -n 's/^catalog array job: \([0-9]*\).*/\1/p' submit.txt)
+merge_id=$(sed -n 's/^merge job: \([0-9]*\).*/\1/p' submit.txt)
+[ -n "$array_id" ] && [ -n "$merge_id" ] || fail "submit-catalog.sh printed no job ids"
+
+# Bounded wait for both jobs to leave the queue.
+deadline=$((SECONDS + 180))
+while [ -n "$(squeue -h -o %i)" ]; do
+  [ $SECONDS -lt $deadline ] || { squeue >&2; fail "the jobs did not finish in 180 s"; }
+  sleep 1
+done
+for task in 0 1 2; do
+  log="nestfast-catalog-${array_id}_${task}.out"
+  [ -f "$log" ] || fail "no log of array task $task"
+  grep -q "slice $task/3 .* on 2 ranks" "$log" || { cat "$log" >&2; fail "array task $task did not run slice $task/3 on 2 ranks"; }
+  [ -f "parts/part-$task.h5" ] || { cat "$log" >&2; fail "array task $task wrote no part file"; }
+done
+grep -q "merged 3 parts" "nestfast-merge-$merge_id.out" || { cat "nestfast-merge-$merge_id.out" >&2; fail "the merge job did not merge 3 parts"; }
+[ -f merged.h5 ] || fail "no merged catalog"
+
+catalog_data() { h5dump -d /plans -d /stages -g /models -g /clusters "$1" | tail -n +2; }
+catalog_data direct.h5 > direct.dump
+catalog_data merged.h5 > merged.dump
+grep -q '"nest' direct.dump || fail "the direct catalog has no NEST rows (dump broken?)"
+cmp -s direct.dump merged.dump || { diff direct.dump merged.dump | head -20 >&2; fail "the merged catalog differs from the direct run"; }
+h5dump -a /job merged.h5 | grep -q "e2e-slurm" || fail "the merged catalog lacks the job text"
+
+# Stop explicitly and check that nothing of the cluster is left running.
+pid_files=("$cluster_dir/slurmctld.pid" "$cluster_dir/slurmd.pid" "$cluster_dir/munge/munged.pid")
+pids=()
+for file in "${pid_files[@]}"; do pids+=("$(cat "$file")"); done
+"$cluster_script" stop "$cluster_dir" > /dev/null || fail "local-cluster stop failed"
+for pid in "${pids[@]}"; do ! kill -0 "$pid" 2> /dev/null || fail "daemon $pid still runs after stop"; done
+rm -rf "$cluster_dir"
+cluster_dir=""
+echo "slurm e2e: ok"
