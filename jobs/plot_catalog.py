@@ -250,6 +250,7 @@ def plot_alltoallv(validation, plans, out_dir):
         plan = plans[row]
         first = mine[0]
         axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
         axis.set_xlabel("bytes per rank")
         axis.set_ylabel("bus bandwidth (GB/s)")
         axis.set_title(f"plan row {row}: {text(plan['model'])} {int(plan['gpus'])} GPUs, ep={int(plan['ep'])}\n"
