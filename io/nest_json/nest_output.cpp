@@ -1,4 +1,6 @@
 // The artifact's output format: reading a reference answer and writing ours.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

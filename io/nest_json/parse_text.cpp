@@ -1,5 +1,6 @@
 #include "io/nest_json/parse_text.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
