@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # jobs/plot_catalog.py on a catalog made in the test by `nestfast run` on a
-# tiny job (a dense and an MoE model, validation on 2 ranks): all four
+# small job (a dense and an MoE model, plus validation on 2 ranks): all four
 # figures as non-empty PNG and SVG; a plan row out of range and a file that
 # is not a catalog are one-line errors.
-set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../catalog_lib.sh"  # fail, fresh_dir, write_small_job
 
 # Debian's h5py and matplotlib live in the system python3, which may not be first on PATH.
 python=""
@@ -13,37 +12,11 @@ for candidate in python3 /usr/bin/python3; do
 done
 [ -n "$python" ] || fail "no python3 with h5py and matplotlib (Debian: apt-get install -y python3-h5py python3-matplotlib)"
 
-MPIEXEC=${MPIEXEC:-mpiexec}
-export OMP_NUM_THREADS=1
-rm -rf "$TEST_TMPDIR"
-mkdir -p "$TEST_TMPDIR"
-cd "$TEST_TMPDIR"
+fresh_dir
 script="$NESTFAST_SOURCE_DIR/jobs/plot_catalog.py"
 
-cat > tiny.toml <<'TOML'
-[job]
-name = "e2e-plot"
-out = "tiny.h5"
-
-[[sweep]]
-model = ["llama2-7b"]
-cluster = ["h100-spineleaf"]
-gpus = [8, 16, 32]
-global_batch = [64]
-
-[[sweep]]
-model = "mixtral-8x7b"
-cluster = "h200-superpod"
-gpus = [64]
-global_batch = [256]
-
-[search]
-zero = [1]
-mbs = [1]
-vpp = [1]
-cp = [1]
-top_k = 1
-baselines = ["manual", "mcmc"]
+write_small_job tiny.toml
+cat >> tiny.toml <<'TOML'
 
 [validate]
 enabled = true
@@ -52,7 +25,7 @@ algos = ["fast", "mpi"]
 iterations = 2
 warmup = 1
 TOML
-timeout 180 "$MPIEXEC" -n 2 "$NESTFAST" run tiny.toml --no-progress > run.txt || { tail run.txt >&2; fail "nestfast run failed"; }
+timeout 180 "$MPIEXEC" -n 2 "$NESTFAST" run tiny.toml --out tiny.h5 --no-progress > run.txt || { tail run.txt >&2; fail "nestfast run failed"; }
 h5dump -H -d /validation/alltoallv tiny.h5 | grep -q "DATASPACE  SIMPLE { ( [1-9]" || fail "the test catalog has no validation rows"
 
 "$python" "$script" tiny.h5 --out figures > plot.txt || fail "plot_catalog.py failed"
