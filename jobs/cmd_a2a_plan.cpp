@@ -36,7 +36,7 @@ struct PlanOptions {
   std::string workload = "uniform";
   std::string bytes_per_rank = "32M";
   std::uint64_t seed = 1;
-  std::uint64_t quantum = 0;
+  std::string quantum = "0";
   bool verify = false;
   bool simulate = false;
   bool json = false;
@@ -165,7 +165,11 @@ int run_plan(const PlanOptions& options) {
   if (sizes.size() != 1) throw std::invalid_argument("--bytes-per-rank: give one size, not a range");
   const comm::TrafficMatrix demand = comm::make_workload(options.workload, map.ranks(), sizes.front(), options.seed);
   comm::FastPlanOptions plan_options;
-  plan_options.quantum = options.quantum;
+  if (options.quantum != "0") {
+    const std::vector<std::uint64_t> quantum = comm::parse_size_range(options.quantum, "--quantum");
+    if (quantum.size() != 1) throw std::invalid_argument("--quantum: give one size, not a range");
+    plan_options.quantum = quantum.front();
+  }
   const comm::FastPlan plan = comm::build_fast_plan(demand, map, plan_options);
   const double bound_bytes = comm::server_bound_bytes(demand, map);
   const double loss = bound_bytes > 0 ? static_cast<double>(plan.padded_line_sum) / bound_bytes - 1 : 0;
@@ -186,7 +190,7 @@ int run_plan(const PlanOptions& options) {
     out["workload"] = options.workload;
     out["bytes_per_rank"] = sizes.front();
     out["seed"] = options.seed;
-    out["quantum"] = options.quantum;
+    out["quantum"] = plan.options.quantum;
     if (map.ranks() <= kDemandInJsonUpTo || options.include_demand) out["demand"] = square(demand.row_major(), map.ranks());
     out["server_matrix"] = square(plan.server_matrix, S);
     out["padded_matrix"] = square(plan.padded_matrix, S);
@@ -199,7 +203,7 @@ int run_plan(const PlanOptions& options) {
     out["stages"] = std::move(stages);
     out["lower_bound_s"] = bound_bytes / model.nic_bandwidth_Bps;
     out["lower_bound_bytes_per_nic"] = bound_bytes;
-    out["loss_vs_lower_bound"] = loss;
+    out["loss_vs_lower_bound"] = loss;  // padded_line_sum / lower bound - 1
     out["plan_time_s"] = plan.plan_time_s;
     out["fingerprint"] = fmt::format("{:016x}", comm::plan_fingerprint(plan));
     if (map.ranks() <= kTransfersInJsonUpTo || options.include_transfers) out["transfers"] = transfers_json(plan);
@@ -228,7 +232,8 @@ int run_plan(const PlanOptions& options) {
     std::printf("padded line sum     %llu bytes per NIC\n", static_cast<unsigned long long>(plan.padded_line_sum));
     std::printf("server lower bound  %.0f bytes per NIC = %.3f us at %.0f GB/s\n", bound_bytes,
                 bound_bytes / model.nic_bandwidth_Bps * 1e6, model.nic_bandwidth_Bps / 1e9);
-    std::printf("quantum             %llu bytes, loss vs lower bound %.3f%%\n", static_cast<unsigned long long>(options.quantum), loss * 100);
+    std::printf("quantum             %llu bytes: padded line sum %+.3f%% over the lower bound\n",
+                static_cast<unsigned long long>(plan.options.quantum), loss * 100);
     std::printf("fingerprint         %016llx\n", static_cast<unsigned long long>(comm::plan_fingerprint(plan)));
     if (options.verify) {
       std::printf("verify              %s\n", problems.empty() ? "ok: every invariant holds for every rank" : "FAILED");
@@ -264,7 +269,7 @@ void register_a2a_plan(CLI::App& a2a, CliContext& context) {
       ->capture_default_str();
   command->add_option("--bytes-per-rank", options->bytes_per_rank, "Bytes each rank sends (K, M, G suffixes)")->capture_default_str();
   command->add_option("--seed", options->seed, "Workload seed")->capture_default_str();
-  command->add_option("--quantum", options->quantum, "Round the server matrix up to multiples of this many bytes (0 = exact)")
+  command->add_option("--quantum", options->quantum, "Round the server matrix up to multiples of this many bytes, K/M/G suffixes (0 = exact)")
       ->capture_default_str();
   command->add_flag("--verify", options->verify, "Check every plan invariant for every rank; exit 1 if one fails");
   command->add_flag("--simulate", options->simulate, "Play FAST, fan-out, pairwise and hierarchical in the two-tier flow model");

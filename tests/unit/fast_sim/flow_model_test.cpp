@@ -3,6 +3,7 @@
 // bound at >= 32 MiB per GPU on zipf:0.8 and hot:5, 4-64 servers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -107,6 +108,39 @@ TEST(FlowModelQuality, FastWithinFivePercentOfTheServerBound) {
       EXPECT_GT(algos[1].time_s, 2 * algos[0].time_s) << workload << " on " << servers << " servers";
     }
   }
+}
+
+}  // namespace
+}  // namespace nestfast::comm
+
+namespace nestfast::comm {
+namespace {
+
+// With a latency per step, thousands of exact stages cost more than the bytes
+// a quantum pads in: the quantum trades a little bandwidth for far fewer steps.
+TEST(FlowModelQuality, QuantumCutsStepSynchronousTime) {
+  const ServerMap map = ServerMap::uniform(32, 8);
+  const TrafficMatrix d = make_workload("random", map.ranks(), 32u << 20, 3);
+  TwoTierModel synchronous;
+  synchronous.step_synchronous = true;
+  const FastPlan exact = build_fast_plan(d, map);
+  std::printf("# step-synchronous FAST, random, 32 servers x 8, 32 MiB per GPU\n# %10s %7s %14s %12s\n", "quantum", "stages",
+              "padded/bound", "time/bound");
+  const double lb = lower_bounds(d, map, synchronous).server_s;
+  const double exact_time = simulate_fast(exact, synchronous);
+  std::printf("  %10d %7zu %14.3f %12.3f\n", 0, exact.stage_count(), 1.0, exact_time / lb);
+  double best = exact_time;
+  for (std::uint64_t quantum : {std::uint64_t{64} << 10, std::uint64_t{256} << 10, std::uint64_t{1} << 20}) {
+    FastPlanOptions options;
+    options.quantum = quantum;
+    const FastPlan coarse = build_fast_plan(d, map, options);
+    const double time = simulate_fast(coarse, synchronous);
+    std::printf("  %10llu %7zu %14.3f %12.3f\n", static_cast<unsigned long long>(quantum), coarse.stage_count(),
+                static_cast<double>(coarse.padded_line_sum) / static_cast<double>(exact.padded_line_sum), time / lb);
+    EXPECT_LT(coarse.stage_count(), exact.stage_count());
+    best = std::min(best, time);
+  }
+  EXPECT_LT(best, 0.8 * exact_time);
 }
 
 }  // namespace
