@@ -125,7 +125,9 @@ TEST(NestReferenceFixtures, CorrectedModelAnswersEveryFixture) {
     }
     // Every baseline is a plan of the searched space (p*t*ep*cp*d <= N and
     // d <= micro-batches here), priced by the same model: never better.
-    if (best_baseline > 0.0) EXPECT_LE(answer.time_per_batch, best_baseline) << name;
+    if (best_baseline > 0.0) {
+      EXPECT_LE(answer.time_per_batch, best_baseline) << name;
+    }
     double claimed_baseline = 0.0;
     for (const auto& result : reference.baselines) {
       if (result.time_per_batch && (claimed_baseline == 0.0 || *result.time_per_batch < claimed_baseline)) {
