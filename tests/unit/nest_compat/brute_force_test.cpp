@@ -4,6 +4,7 @@
 // (same stage prices, same arithmetic), with memory pruning some splits.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
