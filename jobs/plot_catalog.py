@@ -72,6 +72,7 @@ def plot_throughput(plans, out_dir):
         axis.grid(True, which="both", alpha=0.3)
         axis.legend(fontsize=7)
     figure.suptitle("Training throughput of the best plan per sweep point")
+    figure.tight_layout()
     save(figure, out_dir, "throughput")
 
 
