@@ -39,6 +39,7 @@ struct EvaluateOptions {
   int seq = 0;
   int zero = 0;
   std::string recompute = "none";
+  std::string stages;  // "A-B[:mode],..." in chain indices; empty = uniform
   std::string placement = "tp,cp,ep,dp,pp";
   std::string optimizer = "adam";
   std::string a2a = "fast";
@@ -65,6 +66,36 @@ std::vector<ParallelDim> parse_placement(const std::string& text) {
     if (!present) order.push_back(dim);
   }
   return order;
+}
+
+// "0-12,13-25:full,..." -> stages with the given layer ranges (chain
+// indices: 0 = embedding, L+1 = head) and recompute modes (default: --recompute).
+std::vector<StagePlan> parse_stages(const std::string& text, Recompute default_mode) {
+  std::vector<StagePlan> stages;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    StagePlan stage;
+    stage.recompute = default_mode;
+    std::string range = item;
+    if (const auto colon = item.find(':'); colon != std::string::npos) {
+      range = item.substr(0, colon);
+      stage.recompute = parse_recompute(item.substr(colon + 1), "--stages");
+    }
+    const auto dash = range.find('-');
+    std::size_t first_end = 0, last_end = 0;
+    try {
+      if (dash == std::string::npos) throw std::invalid_argument(range);
+      stage.first_layer = std::stoi(range.substr(0, dash), &first_end);
+      stage.last_layer = std::stoi(range.substr(dash + 1), &last_end);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--stages: '" + item + "' is not FIRST-LAST[:none|selective|full]");
+    }
+    if (first_end != dash || last_end != range.size() - dash - 1)
+      throw std::invalid_argument("--stages: '" + item + "' is not FIRST-LAST[:none|selective|full]");
+    stages.push_back(stage);
+  }
+  return stages;
 }
 
 Execution build_execution(const EvaluateOptions& options, const ModelSpec& model, const ClusterSpec& cluster) {
@@ -105,8 +136,18 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
 
   validate_degrees(model, cluster, execution, options.gpus);
   const ExecutionLayout layout = compute_layout(cluster, execution);
-  execution.stages = uniform_stages(model, layout, execution.pp, execution.vpp,
-                                    parse_recompute(options.recompute, "--recompute"));
+  const Recompute recompute = parse_recompute(options.recompute, "--recompute");
+  if (options.stages.empty()) {
+    execution.stages = uniform_stages(model, layout, execution.pp, execution.vpp, recompute);
+  } else {
+    execution.stages = parse_stages(options.stages, recompute);
+    derive_stage_layout(layout, execution);
+    try {
+      validate_stages(model, layout, execution);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("--stages: ") + error.what());
+    }
+  }
   return execution;
 }
 
@@ -125,6 +166,23 @@ std::string layers_text(const Execution& execution, const RankCost& rank) {
     const StagePlan& stage = execution.stages[static_cast<std::size_t>(index)];
     if (!text.empty()) text += ",";
     text += fmt::format("{}-{}", stage.first_layer, stage.last_layer);
+  }
+  return text;
+}
+
+// The plan's recompute mode, or "mixed" when stages differ (the table
+// then shows each rank's).
+std::string recompute_text(const Execution& execution) {
+  for (const StagePlan& stage : execution.stages)
+    if (stage.recompute != execution.stages.front().recompute) return "mixed";
+  return to_string(execution.stages.front().recompute);
+}
+
+std::string rank_recompute_text(const Execution& execution, const RankCost& rank) {
+  std::string text;
+  for (int index : rank.stages) {
+    if (!text.empty()) text += ",";
+    text += to_string(execution.stages[static_cast<std::size_t>(index)].recompute);
   }
   return text;
 }
@@ -197,7 +255,7 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"dp", execution.dp}, {"sp", execution.sp}, {"micro_batch", execution.micro_batch},
             {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
-            {"placement", placement_text(execution)}, {"a2a", to_string(execution.a2a)},
+            {"recompute", recompute_text(execution)}, {"placement", placement_text(execution)}, {"a2a", to_string(execution.a2a)},
             {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
@@ -232,7 +290,7 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
       "placement={} a2a={}{}\n",
       execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
       execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
-      to_string(execution.stages.front().recompute), placement_text(execution), to_string(execution.a2a),
+      recompute_text(execution), placement_text(execution), to_string(execution.a2a),
       execution.flash_attention ? " flash-attention" : "");
   const double total = cost.iteration_time_s;
   const TimeBreakdown& b = cost.breakdown;
@@ -253,14 +311,16 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
                            100 * cost.mfu, 100 * cost.hfu,
                            cost.hfu * cluster.gpu.peak_flops_bf16 / 1e12);
   std::cout << fmt::format("\n# memory per device by pipeline rank (GiB; HBM {:.2f} GiB)\n", cost.hbm_bytes / kGiB);
-  std::cout << fmt::format("{:>5} {:>12} {:>8} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>5}\n", "rank",
-                           "layers", "device", "level", "weights", "grads", "optim", "activ", "working", "total",
-                           "ms/mb", "fits");
+  std::cout << fmt::format("{:>5} {:>12} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>5}\n",
+                           "rank", "layers", "recompute", "device", "level", "weights", "grads", "optim", "activ",
+                           "working", "total", "ms/mb", "fits");
   for (const RankCost& rank : cost.ranks) {
     const StagePlan& first = execution.stages[static_cast<std::size_t>(rank.stages.front())];
     const StageMemory& memory = rank.memory;
-    std::cout << fmt::format("{:>5} {:>12} {:>8} {:>6} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9.2f} {:>5}\n",
-                             rank.rank, layers_text(execution, rank), rank.first_device, first.boundary_level,
+    std::cout << fmt::format(
+        "{:>5} {:>12} {:>10} {:>8} {:>6} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9.2f} {:>5}\n",
+        rank.rank, layers_text(execution, rank), rank_recompute_text(execution, rank), rank.first_device,
+        first.boundary_level,
                              memory.weights_bytes / kGiB, memory.gradients_bytes / kGiB,
                              memory.optimizer_bytes / kGiB, memory.activations_bytes / kGiB,
                              memory.working_bytes / kGiB, memory.total_bytes() / kGiB,
@@ -294,6 +354,9 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--vpp", options->vpp, "interleaved 1F1B chunks per pipeline rank (1 = plain 1F1B)");
   command->add_option("--seq", options->seq, "sequence length (default: the model's)");
   command->add_option("--recompute", options->recompute, "activation recompute: none|selective|full");
+  command->add_option("--stages", options->stages,
+                      "uneven stages as FIRST-LAST[:recompute],... over the layer chain "
+                      "(0 = embedding, 1..L = blocks, L+1 = head); pp*vpp of them");
   command->add_option("--zero", options->zero, "ZeRO stage 0-3 over the data-parallel group");
   command->add_option("--placement", options->placement,
                       "dimensions onto the network levels, innermost first (e.g. tp,cp,ep,dp,pp)");

@@ -44,7 +44,19 @@ fast=$("$NESTFAST" evaluate "${moe[@]}" --a2a fast | python3 -c 'import json,sys
 fanout=$("$NESTFAST" evaluate "${moe[@]}" --a2a fanout | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
 python3 -c "import sys; f, g = $fast, $fanout; assert 0 < f <= g, (f, g)"
 
-# 5. Bad input: one line on stderr naming the flag, exit 2.
+# 5. Uneven stages with their own recompute modes (what `solve` may choose).
+"$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 \
+  --stages 0-20,21-49:full --json > "$TEST_TMPDIR/uneven.json"
+python3 - "$TEST_TMPDIR/uneven.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+chunks = [s["chunks"][0] for s in d["stages"]]
+assert [(c["first_layer"], c["last_layer"], c["recompute"]) for c in chunks] == [(0, 20, "none"), (21, 49, "full")], chunks
+assert d["plan"]["recompute"] == "mixed"
+assert d["stages"][0]["activations_bytes"] > d["stages"][1]["activations_bytes"]
+PY
+
+# 6. Bad input: one line on stderr naming the flag, exit 2.
 expect_bad() {
   local flag=$1; shift
   set +e
@@ -68,4 +80,7 @@ expect_bad "--zero" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --zero 5
 expect_bad "--sp" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --sp maybe
 expect_bad "--vpp" --model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --vpp 4 --gbs 8 --dp 8
 expect_bad "--gpus" "${base[@]}" --gpus 0
+expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20,22-49
+expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20
+expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-2x,3-49
 echo "evaluate e2e: ok"
