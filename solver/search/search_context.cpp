@@ -67,8 +67,33 @@ double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, c
   return pipeline_time(micro_batches, instance.pp, instance.vpp, stage_floor).total_s() * (1 - 1e-9);
 }
 
+double memory_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table) {
+  // ZeRO sharding needs only the group sizes, which the degrees fix.
+  ReplicaContext replicas;
+  replicas.cluster = &problem.cluster;
+  replicas.dense_dp_size = instance.dp * instance.cp;
+  replicas.expert_dp_size = instance.dp / instance.ep * instance.cp;
+  replicas.zero_stage = instance.zero_stage;
+  replicas.optimizer = problem.optimizer;
+  const int last = table.layers() - 1;
+  StageFootprint dense_share;
+  dense_share.dense_params = table.sum(LayerColumn::DenseParams, 0, last) / instance.pp;
+  StageFootprint expert_share;
+  expert_share.expert_params = table.sum(LayerColumn::ExpertParams, 0, last) / instance.pp;
+  double floor = std::max(stage_memory(replicas, dense_share, 0).total_bytes(),
+                          stage_memory(replicas, expert_share, 0).total_bytes());
+  for (int layer = 0; layer <= last; ++layer) {
+    StageFootprint alone;
+    alone.dense_params = table.value(LayerColumn::DenseParams, layer);
+    alone.expert_params = table.value(LayerColumn::ExpertParams, layer);
+    alone.working_bytes = table.max_working_bytes(layer, layer);
+    floor = std::max(floor, stage_memory(replicas, alone, 0).total_bytes());
+  }
+  return floor * (1 - 1e-9);
+}
+
 SearchContext::SearchContext(const SolveProblem& problem, const std::vector<DpInstance>& instances)
-    : problem_(problem), instances_(instances), lower_bound_(instances.size()) {
+    : problem_(problem), instances_(instances), lower_bound_(instances.size()), surely_infeasible_(instances.size()) {
   std::map<std::string, LayerTable> compute_tables;
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const DpInstance& s = instances[i];
@@ -76,6 +101,8 @@ SearchContext::SearchContext(const SolveProblem& problem, const std::vector<DpIn
     auto it = compute_tables.find(key);
     if (it == compute_tables.end()) it = compute_tables.emplace(key, compute_only_table(problem, s)).first;
     lower_bound_[i] = pipeline_floor(problem, s, it->second);
+    surely_infeasible_[i] =
+        memory_floor(problem, s, it->second) > static_cast<double>(problem.cluster.gpu.hbm_bytes) ? 1 : 0;
   }
 }
 

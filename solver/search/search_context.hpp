@@ -32,6 +32,8 @@ class SearchContext {
 
   // An iteration time no plan of instance i beats.
   double lower_bound(std::size_t i) const { return lower_bound_[i]; }
+  // Whether no plan of instance i can fit (memory_floor exceeds HBM).
+  bool surely_infeasible(std::size_t i) const { return surely_infeasible_[i] != 0; }
   // Layout and layer table of instance i; safe to call from many threads.
   PreparedInstance prepare(std::size_t i);
 
@@ -42,6 +44,7 @@ class SearchContext {
   const SolveProblem& problem_;
   const std::vector<DpInstance>& instances_;
   std::vector<double> lower_bound_;
+  std::vector<char> surely_infeasible_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ExecutionLayout>> layouts_;
   std::map<std::string, std::shared_ptr<const LayerTable>> tables_;
@@ -50,6 +53,12 @@ class SearchContext {
 // The layer table of (tp, cp, ep, sp, mbs) with every group on one node:
 // its compute columns are those of any placement.
 LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& instance);
+
+// Per-device memory no plan of the instance goes below, from a placement-
+// free table: the rank with the most dense (expert) parameters holds at
+// least 1/pp of them, and every single layer sits on some rank with its own
+// weights and working set (stash counted as 0, memory grows with each part).
+double memory_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table);
 
 // A DP-sync + optimizer time no plan beats: the most loaded rank holds at
 // least 1/pp of the dense parameters, and sync_time grows with both its

@@ -78,7 +78,7 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
     for (std::int64_t k = 0; k < count; ++k) {
       const std::size_t i = order[static_cast<std::size_t>(k)];
       const double bound = incumbents.bound();
-      if (lower[i] > bound) {
+      if (lower[i] > bound || context.surely_infeasible(i)) {
         ++mine.stats.pruned_instances;
         ++mine.stats.instances;
         continue;

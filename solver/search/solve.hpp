@@ -71,7 +71,7 @@ struct SearchStats {
   std::uint64_t pruned_params = 0;
   std::uint64_t pruned_bound = 0;
   std::uint64_t plans_evaluated = 0;  // whole plans priced (one per Pareto step)
-  std::uint64_t pruned_instances = 0; // skipped by solve()'s bound: could not enter the top-k
+  std::uint64_t pruned_instances = 0; // skipped by solve(): beyond the bound, or surely out of memory
   double wall_s = 0;                  // set by solve() (not by reduce)
 };
 

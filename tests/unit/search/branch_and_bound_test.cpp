@@ -3,6 +3,7 @@
 // threads, and its placement-free lower bounds hold.
 #include <gtest/gtest.h>
 
+#include "solver/search/plan_cost.hpp"
 #include "solver/search/search_context.hpp"
 #include "tests/unit/search/random_problem.hpp"
 
@@ -47,9 +48,18 @@ TEST(BranchAndBound, TopKEqualsTheUnboundedSearch) {
 
 TEST(BranchAndBound, LowerBoundsHoldAndComputeColumnsIgnorePlacement) {
   int bounded_instances = 0;
+  int surely_infeasible = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     testing::RandomCase c = testing::random_case(seed);
     c.space.placements.clear();
+    // Memory that binds for some instances (the plainest plan does not fit).
+    c.problem.cluster.gpu.hbm_bytes = 1ull << 50;
+    Execution plain;
+    plain.dp = c.problem.gpus;
+    plain.micro_batch = c.space.micro_batch.front();
+    plain.global_batch = c.problem.global_batch;
+    const double need = evaluate_plan(c.problem.model, c.problem.cluster, plain).memory_peak_bytes;
+    c.problem.cluster.gpu.hbm_bytes = static_cast<std::uint64_t>(2.0 * (1ull << 30) + 0.3 * (need - 2.0 * (1ull << 30)));
     const std::vector<DpInstance> instances = enumerate_instances(c.problem, c.space);
     SearchContext context(c.problem, instances);
     for (std::size_t i = 0; i < instances.size(); ++i) {
@@ -60,9 +70,22 @@ TEST(BranchAndBound, LowerBoundsHoldAndComputeColumnsIgnorePlacement) {
                   prepared.table->value(LayerColumn::ForwardCompute, layer));
         ASSERT_EQ(proxy.value(LayerColumn::BackwardCompute, layer),
                   prepared.table->value(LayerColumn::BackwardCompute, layer));
+        ASSERT_EQ(proxy.value(LayerColumn::DenseParams, layer), prepared.table->value(LayerColumn::DenseParams, layer));
+        ASSERT_EQ(proxy.value(LayerColumn::ExpertParams, layer),
+                  prepared.table->value(LayerColumn::ExpertParams, layer));
+        ASSERT_EQ(proxy.max_working_bytes(layer, layer), prepared.table->max_working_bytes(layer, layer));
       }
       const InstanceResult result = solve_instance(c.problem, instances[i]);
-      if (!result.feasible) continue;
+      if (context.surely_infeasible(i)) {
+        ++surely_infeasible;
+        EXPECT_FALSE(result.feasible) << "seed " << seed << " instance " << i;
+      }
+      if (!result.feasible) {
+        EXPECT_LE(memory_floor(c.problem, instances[i], proxy), result.min_memory_bytes);
+        continue;
+      }
+      EXPECT_LE(memory_floor(c.problem, instances[i], proxy),
+                evaluate_plan(c.problem.model, c.problem.cluster, result.plan).memory_peak_bytes);
       ++bounded_instances;
       EXPECT_LE(context.lower_bound(i), result.iteration_time_s);
       const ReplicaContext replicas =
@@ -73,6 +96,7 @@ TEST(BranchAndBound, LowerBoundsHoldAndComputeColumnsIgnorePlacement) {
     }
   }
   EXPECT_GT(bounded_instances, 100);
+  EXPECT_GT(surely_infeasible, 20) << "the memory floor never excluded anything";
 }
 
 }  // namespace
