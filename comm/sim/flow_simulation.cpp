@@ -8,6 +8,23 @@
 
 namespace nestfast::comm {
 
+namespace {
+
+// Every ordered pair of GPUs on one server, in shifted rounds (in round r,
+// local GPU i sends to local GPU i + r), so that the port clock, which plays
+// messages in the order given, sees no avoidable downlink conflicts.
+template <class Visit>
+void for_each_local_shift(const ServerMap& map, Visit&& visit) {
+  for (int r = 1; r < map.max_gpus_per_server(); ++r) {
+    for (int g = 0; g < map.ranks(); ++g) {
+      const int s = map.server_of(g), m = map.gpus_on(s);
+      if (r < m) visit(g, map.rank_at(s, (map.local_index(g) + r) % m));
+    }
+  }
+}
+
+}  // namespace
+
 Bounds lower_bounds(const TrafficMatrix& demand, const ServerMap& map, const TwoTierModel& model) {
   check_model(model);
   return {server_bound_bytes(demand, map) / model.nic_bandwidth_Bps, per_gpu_bound_bytes(demand, map) / model.nic_bandwidth_Bps};
@@ -25,12 +42,7 @@ double simulate_fast(const FastPlan& plan, const TwoTierModel& model) {
     const double arrival = clock.send(move.from, move.to, move.range.end - move.range.begin, 0.0);
     balanced_at[move.to] = std::max(balanced_at[move.to], arrival);
   }
-  for (int g = 0; g < map.ranks(); ++g) {
-    for (int j = 0; j < map.gpus_on(map.server_of(g)); ++j) {
-      const int h = map.rank_at(map.server_of(g), j);
-      clock.send(g, h, plan.demand(g, h), 0.0);
-    }
-  }
+  for_each_local_shift(map, [&](int g, int h) { clock.send(g, h, plan.demand(g, h), 0.0); });
   clock.end_step();
 
   // Step k + 1: stage k on the rails, and the forwarding of stage k - 1.
@@ -107,24 +119,20 @@ double simulate_hierarchical(const TrafficMatrix& demand, const ServerMap& map, 
   // straight to their destination.
   auto aggregator = [&](int s, int h) { return map.rank_at(s, map.local_index(h) % map.gpus_on(s)); };
   std::vector<std::uint64_t> gathered(static_cast<std::size_t>(N) * N, 0);  // [aggregator][h]
-  std::vector<std::uint64_t> to_aggregator(static_cast<std::size_t>(N), 0);
   std::vector<double> gathered_at(static_cast<std::size_t>(N), 0.0);
   for (int g = 0; g < N; ++g) {
     const int s = map.server_of(g);
-    std::fill(to_aggregator.begin(), to_aggregator.end(), 0);
     for (int h = 0; h < N; ++h) {
-      if (map.server_of(h) == s) {
-        clock.send(g, h, demand(g, h), 0.0);
-        continue;
-      }
-      const int a = aggregator(s, h);
-      to_aggregator[a] += demand(g, h);
-      gathered[static_cast<std::size_t>(a) * N + h] += demand(g, h);
-    }
-    for (int a = 0; a < N; ++a) {
-      if (to_aggregator[a] > 0) gathered_at[a] = std::max(gathered_at[a], clock.send(g, a, to_aggregator[a], 0.0));
+      if (map.server_of(h) != s) gathered[static_cast<std::size_t>(aggregator(s, h)) * N + h] += demand(g, h);
     }
   }
+  for_each_local_shift(map, [&](int g, int a) {
+    std::uint64_t bytes = demand(g, a);  // same-server bytes go straight to their destination
+    for (int h = 0; h < N; ++h) {
+      if (map.server_of(h) != map.server_of(g) && aggregator(map.server_of(g), h) == a) bytes += demand(g, h);
+    }
+    gathered_at[a] = std::max(gathered_at[a], clock.send(g, a, bytes, 0.0));
+  });
   clock.end_step();
   // Phase 2 on the rails, S - 1 shifted rounds between servers.
   for (int round = 1; round < S; ++round) {
