@@ -103,15 +103,27 @@ class ScheduleCompiler {
     const Transfer& recv = schedule_.rail_recvs[stage];
     if (recv.peer < 0 || recv.bytes == 0) return;
     const MPI_Comm rail = topology_.rail_comm();
+    const int peer = rail_peer(recv.peer);
+    const int rail_tag = tag(rail, TagPhase::kRail, stage);
+    const auto first = schedule_.pieces.begin() + recv.first_piece;
+    const bool all_mine = std::all_of(first, first + recv.piece_count,
+                                      [&](const Piece& piece) { return piece.dst == schedule_.rank; });
+    if (all_mine) {  // nothing to forward: land the pieces where they belong
+      std::vector<Range> pieces;
+      for (auto piece = first; piece != first + recv.piece_count; ++piece) {
+        pieces.push_back({BufferKind::kRecv, schedule_.recv_displs[piece->src] + piece->offset, piece->length});
+      }
+      builder_.receive(pieces, peer, rail_tag, rail);
+      return;
+    }
     const BufferKind buffer = ping_pong(stage);
     auto& size = program_.internal_bytes[static_cast<std::size_t>(buffer)];
     size = std::max(size, recv.bytes);
-    builder_.receive_whole(buffer, 0, recv.bytes, rail_peer(recv.peer), tag(rail, TagPhase::kRail, stage), rail);
-    for (std::uint32_t p = recv.first_piece; p < recv.first_piece + recv.piece_count; ++p) {
-      const Piece& piece = schedule_.pieces[p];
-      if (piece.dst != schedule_.rank) continue;
-      builder_.copy_after(buffer, piece.at, BufferKind::kRecv, schedule_.recv_displs[piece.src] + piece.offset,
-                          piece.length);
+    builder_.receive_whole(buffer, 0, recv.bytes, peer, rail_tag, rail);
+    for (auto piece = first; piece != first + recv.piece_count; ++piece) {
+      if (piece->dst != schedule_.rank) continue;
+      builder_.copy_after(buffer, piece->at, BufferKind::kRecv, schedule_.recv_displs[piece->src] + piece->offset,
+                          piece->length);
     }
   }
 
