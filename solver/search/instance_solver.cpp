@@ -8,11 +8,13 @@
 // run the DP for the least bottleneck subject to S_r < cap, price the plan,
 // set cap = its max S and repeat. Each run returns a plan with a strictly
 // smaller max S, so the walk ends; it stops early once the pipeline part of
-// the next bottleneck alone reaches the best time found. Proof of
-// exactness: let OPT have (t*, S*) and k be the last run whose cap exceeds
-// S*. That run's bottleneck is <= t* (OPT is allowed) and its plan has
-// S <= S* (else run k+1 would also have cap > S*), so its price <= OPT's,
-// unless run k+1 stopped early, which means best <= pipeline(t*) <= OPT.
+// the next bottleneck plus the least possible sync (sync_floor) reaches the
+// best time found, and each run only looks below the bottleneck that could
+// still beat it. Proof of exactness: let OPT have (t*, S*) and k be the
+// last run whose cap exceeds S*. That run's bottleneck is <= t* (OPT is
+// allowed) and its plan has S <= S* (else run k+1 would also have cap > S*),
+// so its price <= OPT's, unless run k+1 stopped early, which means
+// best <= pipeline(t*) + sync_floor <= OPT.
 #include <algorithm>
 #include <cstdio>
 #include <string>
