@@ -1,10 +1,19 @@
+#include <memory>
+
+#include "jobs/catalog_command.hpp"
 #include "jobs/cli_context.hpp"
 
 namespace nestfast::jobs {
 
 void register_catalog(CLI::App& app, CliContext& context) {
   auto* command = app.add_subcommand("catalog", "Precompute the best plans of a sweep into an HDF5 catalog (MPI)");
-  mark_not_implemented(*command, context, "the MPI catalog job, issue 6");
+  auto request = std::make_shared<CatalogRequest>();
+  auto slice = std::make_shared<std::string>();
+  command->add_option("job", request->job_path, "Job file (TOML)")->required();
+  add_catalog_options(*command, *request, *slice);
+  command->callback([&context, request, slice] {
+    context.exit_code = run_catalog_command(*request, *slice, "catalog");
+  });
 }
 
 }  // namespace nestfast::jobs

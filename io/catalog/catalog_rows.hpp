@@ -1,6 +1,6 @@
 #pragma once
 // The rows of the catalog's tables (io.md "Catalog"), as fixed-size records:
-// every string is a fixed-length, NUL-padded char array, because
+// every string is a fixed-length, NUL-terminated char array, because
 // parallel-written datasets must not hold variable-length types.
 #include <cstdint>
 #include <cstring>
@@ -14,11 +14,12 @@ inline constexpr std::size_t kNameChars = 64;   // model and cluster names
 inline constexpr std::size_t kShortChars = 16;  // kind, recompute, algo
 inline constexpr std::size_t kOrderChars = 32;  // placement order "tp,ep,pp,dp"
 
-// Copies `text` into a fixed field; an over-long text is an error, never silently cut.
+// Copies `text` into a fixed field (N - 1 characters and the NUL); an
+// over-long text is an error, never silently cut.
 template <std::size_t N>
 void set_fixed(char (&field)[N], const std::string& text) {
-  if (text.size() > N) {
-    throw std::invalid_argument("\"" + text + "\" is longer than the catalog's " + std::to_string(N) +
+  if (text.size() >= N) {
+    throw std::invalid_argument("\"" + text + "\" is longer than the catalog's " + std::to_string(N - 1) +
                                 "-character field");
   }
   std::memset(field, 0, N);

@@ -17,7 +17,7 @@ void member(hid_t compound, const char* name, std::size_t offset, hid_t type) {
 H5Handle fixed_string_type(std::size_t chars) {
   H5Handle type = h5_type(H5Tcopy(H5T_C_S1), "copying the string type");
   h5_check(H5Tset_size(type, chars), "sizing a fixed string");
-  h5_check(H5Tset_strpad(type, H5T_STR_NULLPAD), "padding a fixed string");
+  h5_check(H5Tset_strpad(type, H5T_STR_NULLTERM), "terminating a fixed string");
   return type;
 }
 

@@ -22,9 +22,8 @@ H5Handle open_attribute(hid_t object, const char* name) {
 }  // namespace
 
 void write_attribute(hid_t object, const char* name, const std::string& value) {
-  const H5Handle type = fixed_string_type(value.empty() ? 1 : value.size());
-  const std::string padded = value.empty() ? std::string(1, '\0') : value;
-  write_scalar(object, name, type, padded.data());
+  const H5Handle type = fixed_string_type(value.size() + 1);  // with its terminating NUL
+  write_scalar(object, name, type, value.c_str());
 }
 
 void write_attribute(hid_t object, const char* name, std::int64_t value) {

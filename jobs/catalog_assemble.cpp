@@ -1,0 +1,177 @@
+#include "jobs/catalog_assemble.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "solver/cluster/collectives.hpp"
+#include "solver/model/layer_work.hpp"
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/plan_cost.hpp"
+#include "solver/search/stage_cost.hpp"
+
+namespace nestfast::jobs {
+namespace {
+
+std::string recompute_summary(const Execution& plan) {
+  if (plan.stages.empty()) return "none";
+  const Recompute first = plan.stages.front().recompute;
+  const bool uniform = std::all_of(plan.stages.begin(), plan.stages.end(),
+                                   [&](const StagePlan& stage) { return stage.recompute == first; });
+  return uniform ? to_string(first) : "mixed";
+}
+
+io::PlanEntry point_row(const PointWork& point, const char* kind, int rank_k) {
+  io::PlanEntry entry;
+  io::PlanRow& row = entry.row;
+  row.point_id = point.point.id;
+  io::set_fixed(row.model, point.problem.model.name);
+  io::set_fixed(row.cluster, point.problem.cluster.name);
+  row.gpus = point.point.gpus;
+  row.global_batch = point.point.global_batch;
+  row.seq_len = point.point.seq_len;
+  io::set_fixed(row.kind, kind);
+  row.rank_k = rank_k;
+  return entry;
+}
+
+// Degrees only: a plan that does not fit keeps them so people see what was tried.
+void set_degrees(io::PlanRow& row, const Execution& plan) {
+  row.tp = plan.tp;
+  row.pp = plan.pp;
+  row.dp = plan.dp;
+  row.ep = plan.ep;
+  row.cp = plan.cp;
+  row.sp = plan.sp ? 1 : 0;
+  row.mbs = plan.micro_batch;
+  row.zero = plan.zero_stage;
+  row.vpp = plan.vpp;
+  io::set_fixed(row.recompute, recompute_summary(plan));
+  io::set_fixed(row.placement_order, search::placement_to_string(plan.placement));
+}
+
+io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* kind, int rank_k,
+                           double expected_time_s) {
+  const ModelSpec& model = point.problem.model;
+  const ClusterSpec& cluster = point.problem.cluster;
+  const ExecutionLayout layout = compute_layout(cluster, plan);
+  derive_stage_layout(layout, plan);
+  const PlanCost cost = evaluate_plan(model, cluster, plan);
+  if (!cost.feasible || cost.iteration_time_s != expected_time_s) {
+    throw std::runtime_error("point " + std::to_string(point.point.id) + " (" + kind + " #" + std::to_string(rank_k) +
+                             "): the stored plan does not reproduce its iteration time (checkpoint from another build?)");
+  }
+  io::PlanEntry entry = point_row(point, kind, rank_k);
+  io::PlanRow& row = entry.row;
+  row.feasible = 1;
+  set_degrees(row, plan);
+  row.iter_time_s = cost.iteration_time_s;
+  row.tokens_per_s = cost.tokens_per_s;
+  row.mfu = cost.mfu;
+  row.mem_peak_bytes = static_cast<std::uint64_t>(cost.memory_peak_bytes);
+
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, plan, layout));
+  const ReplicaContext replicas = replica_context(cluster, plan, layout);
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const StagePlan& stage = plan.stages[s];
+    const StageTime time = stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
+                                      stage.recompute);
+    io::StageRow out;
+    out.first_layer = stage.first_layer;
+    out.last_layer = stage.last_layer;
+    out.devices = plan.devices() / plan.pp;
+    out.first_device = stage.first_device;
+    out.boundary_level = stage.boundary_level;
+    double forward = 0;
+    for (LayerColumn column : {LayerColumn::ForwardCompute, LayerColumn::ForwardTp, LayerColumn::ForwardCp,
+                               LayerColumn::ForwardEp}) {
+      forward += table.sum(column, stage.first_layer, stage.last_layer);
+    }
+    out.fw_s = forward;
+    out.p2p_s = time.p2p_s;
+    out.bw_s = time.total_s() - forward - time.p2p_s;  // backward, recompute and ZeRO-3 gathers
+    const std::size_t rank = s % static_cast<std::size_t>(plan.pp);
+    out.mem_bytes = rank < cost.ranks.size() ? static_cast<std::uint64_t>(cost.ranks[rank].memory.total_bytes()) : 0;
+    entry.stages.push_back(out);
+  }
+  return entry;
+}
+
+// The MoE all-to-all of one layer of `plan` as the solver prices it (FAST), for validation.
+std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, Execution plan) {
+  const ModelSpec& model = point.problem.model;
+  if (!model.moe.enabled()) return std::nullopt;
+  int moe_layer = -1;
+  for (int layer = 1; layer <= model.num_layers; ++layer) {
+    if (layer_kind(model, layer) == LayerKind::MoeBlock) {
+      moe_layer = layer;
+      break;
+    }
+  }
+  if (moe_layer < 0) return std::nullopt;
+  const ExecutionLayout layout = compute_layout(point.problem.cluster, plan);
+  Sharding sharding;
+  sharding.tp = plan.tp;
+  sharding.cp = plan.cp;
+  sharding.ep = plan.ep;
+  sharding.sp = plan.sp;
+  sharding.micro_batch = plan.micro_batch;
+  sharding.seq_len = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
+  sharding.expert_imbalance = plan.expert_imbalance;
+  const LayerWork work = layer_work(model, moe_layer, sharding);
+  comm::ValidationRequest request;
+  request.ep = plan.ep;
+  request.experts = model.moe.num_experts;
+  request.top_k = model.moe.top_k;
+  request.predicted_bytes_per_rank = static_cast<std::uint64_t>(work.ep_bytes);
+  request.predicted_s = plan.ep > 1 ? all_to_all_fast_time(point.problem.cluster, layout.ep_group, work.ep_bytes,
+                                                           plan.expert_imbalance)
+                                    : 0.0;
+  return request;
+}
+
+}  // namespace
+
+Execution rebuild_instance_plan(const PointWork& point, std::size_t instance, const DecodedInstance& decoded) {
+  Execution plan = search::execution_skeleton(point.problem, point.instances.at(instance));
+  plan.stages = decoded.stages;
+  return plan;
+}
+
+AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedInstance>& instances,
+                              const std::vector<search::BaselineResult>& baselines, int top_k) {
+  AssembledPoint out;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    if (instances[i].feasible) order.push_back(i);
+  }
+  // Instance index i is the instance's ordinal (enumerate_instances order): the tie-break.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return instances[a].iteration_time_s < instances[b].iteration_time_s;
+  });
+  if (order.size() > static_cast<std::size_t>(top_k)) order.resize(static_cast<std::size_t>(top_k));
+  if (order.empty()) {
+    out.plans.push_back(point_row(point, "nest", 0));
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const DecodedInstance& decoded = instances[order[k]];
+    Execution plan = rebuild_instance_plan(point, order[k], decoded);
+    out.plans.push_back(priced_entry(point, plan, "nest", static_cast<int>(k), decoded.iteration_time_s));
+    if (k == 0) {
+      out.best_all_to_all = all_to_all_of(point, plan);
+    }
+  }
+  for (const search::BaselineResult& baseline : baselines) {
+    if (baseline.feasible) {
+      out.plans.push_back(priced_entry(point, baseline.plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
+    } else {
+      io::PlanEntry entry = point_row(point, baseline.name.c_str(), 0);
+      if (baseline.plan.tp > 0) set_degrees(entry.row, baseline.plan);
+      out.plans.push_back(std::move(entry));
+    }
+  }
+  return out;
+}
+
+}  // namespace nestfast::jobs

@@ -1,0 +1,51 @@
+#include "jobs/catalog_command.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+
+#include "jobs/catalog_agreement.hpp"
+#include "jobs/catalog_plan_text.hpp"
+
+namespace nestfast::jobs {
+
+void add_catalog_options(CLI::App& command, CatalogRequest& request, std::string& slice) {
+  command.add_option("--out", request.out, "Catalog file to write (default: [job].out)");
+  command.add_flag("--force", request.force, "Overwrite a finished catalog; discard a partial one instead of resuming");
+  command.add_option("--slice", slice, "Handle slice I of N (0-based) of the sweep points; writes a part file");
+  command.add_flag("--no-progress", [&request](std::int64_t) { request.progress = false; }, "No progress line");
+}
+
+int run_catalog_command(CatalogRequest request, const std::string& slice, const char* name) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    agree(MPI_COMM_WORLD, [&] {
+      if (!slice.empty()) std::tie(request.slice_index, request.slice_count) = parse_slice(slice);
+    });
+    const CatalogReport report = run_catalog_job(MPI_COMM_WORLD, request);
+    if (rank == 0) {
+      std::printf("nestfast %s: job '%s', %llu sweep points, %llu work items (%llu resumed) on %d ranks: sweep %.1f s, total %.1f s\n\n",
+                  name, report.job_name.c_str(), static_cast<unsigned long long>(report.points),
+                  static_cast<unsigned long long>(report.items), static_cast<unsigned long long>(report.items_resumed),
+                  report.ranks, report.sweep_s, report.wall_s);
+      std::printf("%s", summary_table(report.plans).c_str());
+      if (!report.validation.empty()) {
+        std::printf("\nValidation of the chosen plans' all-to-alls on this job's ranks (/validation/alltoallv):\n%s",
+                    validation_table(report.validation).c_str());
+      }
+      std::printf("\ncatalog: %s\n", report.path.c_str());
+      std::printf("inspect: nestfast query %s --model MODEL --gpus N\n", report.path.c_str());
+      std::fflush(stdout);
+    }
+    return 0;
+  } catch (const JobError& error) {
+    if (rank == 0) {
+      std::fprintf(stderr, "nestfast: error: %s\n", error.what());
+      std::fflush(stderr);
+    }
+    return error.exit_code();
+  }
+}
+
+}  // namespace nestfast::jobs

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Bad input to the MPI catalog job: each case is one line on stderr (rank 0
+# only), a non-zero exit of every rank, and never a hang.
+source "$(dirname "$0")/../catalog_lib.sh"
+fresh_dir
+run4=("$MPIEXEC" -n 4 "$NESTFAST" catalog --no-progress)
+
+printf '[job\nname = "x"\n' > malformed.toml
+expect_one_line_error 2 "malformed.toml:1: TOML syntax" "${run4[@]}" malformed.toml
+
+write_small_job good.toml
+sed 's/^top_k = 3/top_k = 3\ntensor_parallel = [2]/' good.toml > unknown.toml
+expect_one_line_error 2 "unknown.toml:23: search.tensor_parallel: unknown key" "${run4[@]}" unknown.toml
+
+sed 's/^gpus = \[8, 16, 32\]/gpus = [8, 12]/' good.toml > indivisible.toml
+expect_one_line_error 2 "indivisible.toml:8: sweep\[0\].gpus: 12 is not a multiple of the 8 GPUs per node" "${run4[@]}" indivisible.toml
+
+sed 's/^gpus = \[8, 16, 32\]/gpus = [8, -16]/' good.toml > negative.toml
+expect_one_line_error 2 "negative.toml:8: sweep\[0\].gpus\[1\]: -16 is out of range" "${run4[@]}" negative.toml
+
+sed 's/^gpus = \[8, 16, 32\]/gpus = [8, nan]/' good.toml > nan.toml
+expect_one_line_error 2 "nan.toml:8: sweep\[0\].gpus\[1\]: expected an integer, got NaN" "${run4[@]}" nan.toml
+
+sed 's/^model = \["llama2-7b"\]/model = ["llama9-1t"]/' good.toml > unknown_model.toml
+expect_one_line_error 2 "unknown_model.toml:6: sweep\[0\].model:" "${run4[@]}" unknown_model.toml
+
+expect_one_line_error 2 "cannot read the job file" "${run4[@]}" missing.toml
+expect_one_line_error 2 "the output directory does not exist" "${run4[@]}" good.toml --out /nonexistent/dir/c.h5
+mkdir -p readonly && chmod 555 readonly
+if [ "$(id -u)" -ne 0 ]; then
+  expect_one_line_error 2 "the output directory is not writable" "${run4[@]}" good.toml --out readonly/c.h5
+fi
+expect_one_line_error 2 "--slice: \"4/4\" is not I/N" "${run4[@]}" good.toml --slice 4/4
+
+# A finished catalog is not overwritten without --force.
+echo "not a catalog" > small.h5
+expect_one_line_error 2 "small.h5: a finished catalog exists; pass --force" "${run4[@]}" good.toml
+# A partial catalog of another job is refused.
+write_small_job first.toml
+sed -i 's/^top_k = 3/top_k = 2/' first.toml
+timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog first.toml --out other.h5 --no-progress > /dev/null
+mv other.h5 other.h5.partial  # stands in for a killed run of first.toml (its checkpoint attributes are gone, so:)
+expect_one_line_error 2 "other.h5.partial: is not a partial nestfast catalog with a checkpoint" "${run4[@]}" good.toml --out other.h5
+echo "catalog_bad_input e2e: ok"

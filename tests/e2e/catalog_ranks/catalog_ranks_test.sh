@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The same job gives the same catalog data with 1, 2, 3 and 4 ranks (dynamic
+# distribution, deterministic reduction), the file is an h5ls-readable
+# catalog with the io.md layout, and query reads it back (text and JSON).
+source "$(dirname "$0")/../catalog_lib.sh"
+fresh_dir
+write_small_job job.toml
+
+for ranks in 1 2 3 4; do
+  timeout 240 "$MPIEXEC" -n "$ranks" "$NESTFAST" catalog job.toml --out "r$ranks.h5" --no-progress > "r$ranks.txt" \
+    || fail "catalog with $ranks ranks failed"
+  [ ! -e "r$ranks.h5.partial" ] || fail "the .partial file is left behind ($ranks ranks)"
+  catalog_data "r$ranks.h5" > "r$ranks.dump"
+done
+for ranks in 2 3 4; do
+  cmp -s r1.dump "r$ranks.dump" || { diff r1.dump "r$ranks.dump" | head -20 >&2; fail "$ranks ranks differ from 1 rank"; }
+done
+
+# Layout (io.md): root attributes, the tables, no checkpoint left.
+h5ls r4.h5 > ls.txt
+for object in plans stages models clusters validation; do grep -q "^$object " ls.txt || fail "no /$object"; done
+! grep -q "^checkpoint" ls.txt || fail "/checkpoint left in a finished catalog"
+for attribute in format schema_version nestfast_version git_sha created_utc mpi_ranks job; do
+  h5dump -a "/$attribute" r4.h5 > /dev/null || fail "no root attribute $attribute"
+done
+h5dump -a /mpi_ranks r4.h5 | grep -q "(0): 4" || fail "mpi_ranks is not 4"
+h5dump -a /job r4.h5 | grep -q "e2e-small" || fail "the job text is not stored"
+h5dump -p -H -d /plans r4.h5 | grep -q "DEFLATE" || fail "/plans is not compressed"
+h5dump -H -d /plans r4.h5 | grep -q "H5T_STRING" || fail "/plans has no string columns"
+! h5dump -H -d /plans r4.h5 | grep -q "H5T_VARIABLE" || fail "/plans has variable-length strings"
+# 4 points x (3 nest rows at most + 3 baselines); every point has a best row.
+best_rows=$(h5dump -d /plans r4.h5 | grep -c '"nest"' || true)
+[ "$best_rows" -ge 4 ] || fail "fewer nest rows than points"
+
+# query: text with the stage table and a Megatron-LM line, JSON that parses.
+"$NESTFAST" query r4.h5 --model llama2-7b --gpus 16 > q.txt || fail "query failed"
+grep -q "Megatron-LM: --tensor-model-parallel-size" q.txt || fail "query prints no Megatron-LM line"
+grep -q "stage" q.txt || fail "query prints no stage table"
+"$NESTFAST" query r4.h5 --model mixtral-8x7b --gpus 64 --cluster h200-superpod --json > q.json || fail "query --json failed"
+python3 -c 'import json,sys; d=json.load(open("q.json")); assert d[0]["model"]=="mixtral-8x7b" and d[0]["gpus"]==64, d' \
+  || fail "query --json output is wrong"
+expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs" "$NESTFAST" query r4.h5 --model llama2-7b --gpus 12
+echo "catalog_ranks e2e: ok"
