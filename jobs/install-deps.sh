@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages nestfast builds with (MPICH, parallel HDF5,
 # Boost.Serialization, GoogleTest, ...). Idempotent: installs only what is
 # missing, and does nothing (fast) when all are there. Run as root.
+#   jobs/install-deps.sh         # what the build needs
+#   jobs/install-deps.sh --hip   # also Debian's HIP compiler (compiles gpu/ for AMD gfx90a)
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,9 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   python3 python3-h5py python3-matplotlib
 )
+if [[ "${1:-}" == "--hip" ]]; then
+  packages+=(hipcc libamdhip64-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

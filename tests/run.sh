@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The one test command (also what CI runs): installs missing Debian packages,
-# configures and builds the default preset, and runs every test label
+# configures and builds the default preset (plus HIP), and runs every test label
 # (unit, mpi, e2e, slurm) with ctest. Exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-"$root/jobs/install-deps.sh"
-cmake --preset default
+# HIP too, so every kernel is compiled for AMD (gfx90a) as well as NVIDIA (sm_80, sm_90 when nvcc exists).
+"$root/jobs/install-deps.sh" --hip
+cmake --preset default -DNESTFAST_ENABLE_HIP=ON
 cmake --build --preset default -j "$(nproc)"
 # MPI tests declare how many ranks they use (PROCESSORS), so ctest keeps the
 # 2-core machine from being oversubscribed more than one test at a time.
