@@ -17,6 +17,7 @@
 
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "solver/model/layer_work.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/plan_cost.hpp"
@@ -248,6 +249,7 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
                       {"fits", rank.memory.total_bytes() <= cost.hbm_bytes}});
   }
   nlohmann::json result = {{"model", model.name},
+                            {"model_parameters", total_parameters(model)},
           {"cluster", cluster.name},
           {"gpus", execution.devices()},
           {"plan",
@@ -284,7 +286,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
 
 void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
                  const PlanCost& cost, int seq, const std::optional<AllToAllComparison>& other) {
-  std::cout << fmt::format("# nestfast evaluate: {} on {} ({} GPUs)\n", model.name, cluster.name, execution.devices());
+  std::cout << fmt::format("# nestfast evaluate: {} ({:.1f}B parameters) on {} ({} GPUs)\n", model.name,
+                           total_parameters(model) / 1e9, cluster.name, execution.devices());
   std::cout << fmt::format(
       "# plan: tp={} cp={} ep={} pp={} dp={} sp={} mbs={} gbs={} (m={}) seq={} vpp={} zero={} recompute={} "
       "placement={} a2a={}{}\n",

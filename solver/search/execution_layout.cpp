@@ -101,10 +101,6 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
 
 }  // namespace
 
-int common_level(const ClusterSpec& cluster, int device_a, int device_b) {
-  return common_level_with(level_spans(cluster), device_a, device_b);
-}
-
 int ExecutionLayout::stage_boundary_level(int stage) const {
   const int pp = size[dim_index(ParallelDim::Pp)];
   if (stage == 0 || pp == 1) return -1;

@@ -36,10 +36,6 @@ struct ExecutionLayout {
   int stage_first_device(int stage) const;
 };
 
-// The lowest level whose blocks hold both devices a and b (0 when they
-// share a node, including a == b); the outermost level when none does.
-int common_level(const ClusterSpec& cluster, int device_a, int device_b);
-
 // Throws std::invalid_argument naming the offending flag (--tp, --dp, --ep,
 // --placement, ...) when the degrees do not fit the model or the cluster:
 // product != devices, tp not dividing heads / kv_heads, ep not dividing dp

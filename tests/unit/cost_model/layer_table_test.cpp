@@ -55,6 +55,13 @@ TEST(LayerWork, GptBlockParamsAndFlops) {
   EXPECT_DOUBLE_EQ(head.model_flops, 3 * 2 * b * s * h * 51200);
 }
 
+TEST(LayerWork, Gpt3HasItsPublishedParameterCount) {
+  // 96 blocks of 12 h^2 + 13 h, tied 51200 x h embedding, final norm: 174.6B (Brown et al. 2020: "175B").
+  const double params = total_parameters(test::gpt_model(96, 12288, 96));
+  EXPECT_NEAR(params, 96 * (12.0 * 12288 * 12288 + 13 * 12288) + 51200.0 * 12288 + 2 * 12288, 1.0);
+  EXPECT_NEAR(params / 1e9, 174.6, 0.05);
+}
+
 TEST(LayerWork, GqaAndSwigluShrinkAttentionAndGrowTheMlp) {
   ModelSpec model = test::gpt_model(4, 4096, 32);
   model.mlp = MlpKind::Swiglu;
