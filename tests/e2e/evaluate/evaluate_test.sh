@@ -2,7 +2,7 @@
 # nestfast evaluate end to end: the table, the JSON keys, an infeasible plan
 # reported as such, and one-line bad-input errors with exit 2.
 set -euo pipefail
-: "${NESTFAST:?}" "${TEST_TMPDIR:?}"
+: "${NESTFAST:?}" "${TEST_TMPDIR:?}" "${NESTFAST_SOURCE_DIR:?}"
 mkdir -p "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -83,4 +83,8 @@ expect_bad "--gpus" "${base[@]}" --gpus 0
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20,22-49
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-2x,3-49
+# A cluster file with a zero bandwidth is refused naming file, line and key.
+sed 's/^bandwidth_GBps = 300/bandwidth_GBps = 0/' "$NESTFAST_SOURCE_DIR/jobs/presets/clusters/selene-a100.toml" \
+  > "$TEST_TMPDIR/zero-bandwidth.toml"
+expect_bad "bandwidth_GBps" --model gpt3-175b --cluster "$TEST_TMPDIR/zero-bandwidth.toml" --gpus 8 --tp 8 --gbs 8
 echo "evaluate e2e: ok"
