@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <string>
+#include <string_view>
 
 #include "solver/cluster/collectives.hpp"
 #include "solver/cluster/gpu_throughput.hpp"
@@ -16,7 +16,7 @@ namespace {
 ClusterSpec three_levels() {
   ClusterSpec cluster;
   cluster.name = "hand";
-  cluster.gpu.name = "g";
+  cluster.gpu.name = "hand-gpu";
   cluster.gpu.hbm_bytes = 80ull << 30;
   cluster.gpu.hbm_bandwidth_Bps = 2e12;
   cluster.gpu.hbm_efficiency = 0.5;
@@ -118,7 +118,7 @@ TEST(GpuThroughput, BadSpecsNameTheKey) {
     validate_cluster(c);
     FAIL() << "zero bandwidth accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("levels[1] (rack).bandwidth_Bps"), std::string::npos) << error.what();
+    EXPECT_NE(std::string_view(error.what()).find("levels[1] (rack).bandwidth_Bps"), std::string_view::npos) << error.what();
   }
   c = three_levels();
   c.levels[0].latency_s = std::numeric_limits<double>::quiet_NaN();
