@@ -4,6 +4,7 @@
 # missing, and does nothing (fast) when all are there. Run as root.
 #   jobs/install-deps.sh         # what the build needs
 #   jobs/install-deps.sh --hip   # also Debian's HIP compiler (compiles gpu/ for AMD gfx90a)
+#   jobs/install-deps.sh --slurm # also Slurm and munge (the local one-node Slurm of the tests)
 set -euo pipefail
 
 packages=(
@@ -14,9 +15,13 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   python3 python3-h5py python3-matplotlib
 )
-if [[ "${1:-}" == "--hip" ]]; then
-  packages+=(hipcc libamdhip64-dev)
-fi
+for option in "$@"; do
+  case "$option" in
+    --hip) packages+=(hipcc libamdhip64-dev) ;;
+    --slurm) packages+=(slurm-wlm munge) ;;
+    *) echo "install-deps.sh: unknown option '$option' (known: --hip, --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do

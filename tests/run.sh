@@ -6,8 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-# HIP too, so every kernel is compiled for AMD (gfx90a) as well as NVIDIA (sm_80, sm_90 when nvcc exists).
-"$root/jobs/install-deps.sh" --hip
+# HIP too, so every kernel is compiled for AMD (gfx90a) as well as NVIDIA
+# (sm_80, sm_90 when nvcc exists); Slurm for the local one-node cluster test.
+"$root/jobs/install-deps.sh" --hip --slurm
 cmake --preset default -DNESTFAST_ENABLE_HIP=ON
 cmake --build --preset default -j "$(nproc)"
 # MPI tests declare how many ranks they use (PROCESSORS), so ctest keeps the
