@@ -133,29 +133,36 @@ def one_f_one_b(fw, bw, p2p, micro_batches):
 
 
 def plot_timeline(plan, stages, out_dir, row):
-    """(2) the 1F1B schedule of one plan; bars are micro-batches (F: forward, B: backward)."""
+    """(2) the 1F1B schedule of one plan; bars are micro-batches (F: forward, B: backward).
+    Long schedules are drawn with fewer micro-batches (warm-up, a steady state
+    and the drain); the full schedule's length is computed and printed."""
     micro_batches = max(1, int(plan["global_batch"]) // max(1, int(plan["dp"]) * int(plan["mbs"])))
     fw = [float(s["fw_s"]) for s in stages]
     bw = [float(s["bw_s"]) for s in stages]
     p2p = [float(s["p2p_s"]) for s in stages]
-    events = one_f_one_b(fw, bw, p2p, micro_batches)
+    full = max(end for _, end in one_f_one_b(fw, bw, p2p, micro_batches).values())
+    drawn = min(micro_batches, max(16, 3 * len(stages)))
+    events = one_f_one_b(fw, bw, p2p, drawn)
     figure, axis = plt.subplots(figsize=(11, 0.55 * len(stages) + 1.8))
     for (kind, s, i), (start, end) in events.items():
         axis.barh(s, end - start, left=start, height=0.8, color="tab:blue" if kind == "F" else "tab:orange",
                   edgecolor="white", linewidth=0.3)
-        if micro_batches <= 16:
+        if drawn <= 16:
             axis.text((start + end) / 2, s, str(i), ha="center", va="center", fontsize=6, color="white")
-    makespan = max(end for _, end in events.values())
     axis.set_yticks(range(len(stages)))
     axis.set_yticklabels([f"stage {s['stage']} (layers {s['first_layer']}-{s['last_layer']}, {s['devices']} GPUs)"
                           for s in stages], fontsize=7)
     axis.invert_yaxis()
     axis.set_xlabel("time (s)")
-    vpp_note = f"; vpp={int(plan['vpp'])} drawn non-interleaved" if int(plan["vpp"]) > 1 else ""
+    notes = []
+    if drawn < micro_batches:
+        notes.append(f"drawn with {drawn} of the {micro_batches} micro-batches (the steady state repeats)")
+    if int(plan["vpp"]) > 1:
+        notes.append(f"vpp={int(plan['vpp'])} drawn non-interleaved")
     axis.set_title(f"1F1B pipeline of plan row {row}: {text(plan['model'])} on {int(plan['gpus'])} GPUs "
-                   f"({text(plan['cluster'])}), pp={int(plan['pp'])}, {micro_batches} micro-batches{vpp_note}\n"
-                   f"pipeline {makespan:.3f} s (catalog iteration time {float(plan['iter_time_s']):.3f} s, "
-                   "which adds gradient sync and optimizer)", fontsize=9)
+                   f"({text(plan['cluster'])}), pp={int(plan['pp'])}, {micro_batches} micro-batches\n"
+                   f"full pipeline {full:.3f} s (catalog iteration time {float(plan['iter_time_s']):.3f} s)"
+                   + ("\n" + "; ".join(notes) if notes else ""), fontsize=9)
     axis.legend(handles=[Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label="backward")],
                 loc="lower right", fontsize=7)
     axis.grid(True, axis="x", alpha=0.3)
