@@ -41,7 +41,16 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// Finished items reach /checkpoint at least this often (NESTFAST_CHECKPOINT_INTERVAL overrides, in seconds).
 constexpr double kCheckpointInterval_s = 1.0;
+
+double checkpoint_interval_s() {
+  const char* text = std::getenv("NESTFAST_CHECKPOINT_INTERVAL");
+  if (text == nullptr) return kCheckpointInterval_s;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  return end != text && *end == '\0' && value >= 0 && value < 1e6 ? value : kCheckpointInterval_s;
+}
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -108,13 +117,14 @@ std::vector<std::string> names_too_long(const JobBundle& bundle) {
 // Finished items waiting to go into /checkpoint; written at most once per interval.
 class CheckpointRecorder {
  public:
-  explicit CheckpointRecorder(io::CatalogWriter& writer) : writer_(writer), last_write_(Clock::now()) {}
+  explicit CheckpointRecorder(io::CatalogWriter& writer)
+      : writer_(writer), interval_s_(checkpoint_interval_s()), last_write_(Clock::now()) {}
 
   void add(std::uint64_t first, std::uint64_t count, std::uint64_t value_offset, std::vector<double> values) {
     if (count > 0) runs_.push_back({first, count, value_offset, std::move(values)});
   }
   void write_if_due() {
-    if (seconds_since(last_write_) >= kCheckpointInterval_s) write();
+    if (seconds_since(last_write_) >= interval_s_) write();
   }
   void write() {
     for (const Run& run : runs_) writer_.record_finished(run.first, run.count, run.value_offset, run.values);
@@ -130,6 +140,7 @@ class CheckpointRecorder {
     std::vector<double> values;
   };
   io::CatalogWriter& writer_;
+  double interval_s_;
   std::vector<Run> runs_;
   Clock::time_point last_write_;
 };
