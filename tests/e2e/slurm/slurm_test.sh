@@ -18,7 +18,7 @@ cluster_script="$NESTFAST_SOURCE_DIR/slurm/local-cluster.sh"
 write_small_job job.toml
 
 # The reference: one direct run of the whole sweep.
-timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out direct.h5 --no-progress > direct.txt ||
+timeout 60 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out direct.h5 --no-progress > direct.txt ||
   fail "the direct mpiexec run failed"
 
 # The cluster's dir is short (munge's socket path must stay under 108 bytes).
@@ -29,10 +29,12 @@ stop_cluster() {
   rm -rf "$cluster_dir"
   cluster_dir=""
 }
+# Killed by ctest's timeout (TERM) or by hand (INT): still stop the cluster.
 trap stop_cluster EXIT
+trap 'exit 143' TERM INT
 cluster_dir=$(mktemp -d "${TMPDIR:-/tmp}/nestfast-slurm-e2e.XXXXXX")
 started_ns=$(date +%s%N)
-NESTFAST_SLURM_DIR=$cluster_dir timeout 60 "$cluster_script" start > cluster.env || fail "local-cluster start failed"
+NESTFAST_SLURM_DIR=$cluster_dir timeout 30 "$cluster_script" start > cluster.env || fail "local-cluster start failed"
 source cluster.env
 echo "local cluster up in $((($(date +%s%N) - started_ns) / 1000000)) ms"
 [ "$(sinfo -h -o %T)" = idle ] || fail "the local node is not idle"
@@ -45,9 +47,9 @@ merge_id=$(sed -n 's/^merge job: \([0-9]*\).*/\1/p' submit.txt)
 [ -n "$array_id" ] && [ -n "$merge_id" ] || fail "submit-catalog.sh printed no job ids"
 
 # Bounded wait for both jobs to leave the queue.
-deadline=$((SECONDS + 180))
+deadline=$((SECONDS + 150))
 while [ -n "$(squeue -h -o %i)" ]; do
-  [ $SECONDS -lt $deadline ] || { squeue >&2; fail "the jobs did not finish in 180 s"; }
+  [ $SECONDS -lt $deadline ] || { squeue >&2; fail "the jobs did not finish in 150 s"; }
   sleep 1
 done
 for task in 0 1 2; do
