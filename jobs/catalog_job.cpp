@@ -335,7 +335,10 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
     if (start.resume) {
       writer.emplace(io::CatalogWriter::reopen(comm, partial, shape));
     } else {
-      io::CatalogIdentity identity{job.name, job.text, fingerprint_of(bundle)};
+      io::CatalogIdentity identity{job.name, job.text, fingerprint_of(bundle), work->sweep_points,
+                                   bundle.slice_count > 1 ? std::to_string(bundle.slice_index) + "/" +
+                                                                std::to_string(bundle.slice_count)
+                                                          : std::string()};
       writer.emplace(io::CatalogWriter::create(comm, partial, identity, shape));
     }
   });

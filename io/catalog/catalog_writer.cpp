@@ -218,6 +218,8 @@ CatalogWriter CatalogWriter::create(MPI_Comm comm, const std::string& partial_pa
   write_attribute(file, "mpi_ranks", size_of(comm));
   write_attribute(file, "job_name", identity.job_name);
   write_attribute(file, "job", identity.job_text);
+  write_attribute(file, "sweep_points", identity.sweep_points);
+  if (!identity.slice.empty()) write_attribute(file, "slice", identity.slice);
   create_checkpoint(file, identity, shape);
   h5_check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + partial_path);
   CatalogWriter writer(comm, partial_path, std::move(file), shape);

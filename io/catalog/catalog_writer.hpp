@@ -30,6 +30,8 @@ struct CatalogIdentity {
   std::string job_name;
   std::string job_text;
   std::uint64_t job_fingerprint = 0;
+  std::uint64_t sweep_points = 0;  // points of the whole sweep (all slices)
+  std::string slice;               // "I/N" for a part file of a sliced sweep, else empty
 };
 
 struct CheckpointShape {

@@ -40,4 +40,18 @@ grep -q "stage" q.txt || fail "query prints no stage table"
 python3 -c 'import json,sys; d=json.load(open("q.json")); assert d[0]["model"]=="mixtral-8x7b" and d[0]["gpus"]==64, d' \
   || fail "query --json output is wrong"
 expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs" "$NESTFAST" query r4.h5 --model llama2-7b --gpus 12
+# --slice I/N (Slurm array tasks): part files with disjoint blocks of the
+# global point ids, together the whole sweep, each marked with its slice.
+point_ids() {  # the value before each model name is the row's point_id
+  h5dump -d /plans -y -w 0 -o ids.txt "$1" > /dev/null
+  grep -B1 -E '^ *"(llama2-7b|mixtral-8x7b)",$' ids.txt | grep -E '^ *[0-9]+,$' | tr -dc '0-9\n' | sort -nu
+}
+for slice in 0 1; do
+  timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --slice "$slice/2" --no-progress > /dev/null \
+    || fail "slice $slice/2 failed"
+  [ -f "small.part${slice}of2.h5" ] || fail "no part file for slice $slice/2"
+  h5dump -a /slice "small.part${slice}of2.h5" | grep -q "\"$slice/2\"" || fail "part $slice lacks its slice attribute"
+done
+[ "$( (point_ids small.part0of2.h5; point_ids small.part1of2.h5) | tr '\n' ' ')" = "0 1 2 3 " ] \
+  || fail "the slices do not partition the sweep points: $( (point_ids small.part0of2.h5; point_ids small.part1of2.h5) | tr '\n' ' ')"
 echo "catalog_ranks e2e: ok"
