@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <limits>
 #include <stdexcept>
 
 #include "io/catalog/catalog_types.hpp"
@@ -60,12 +58,18 @@ std::string agreed_utc_now(MPI_Comm comm) {
   return text;
 }
 
+// Contiguous and allocated at creation; filled with `fill` unless it is null
+// (values are only ever read where a done flag says they were written).
 H5Handle contiguous_early(hid_t fill_type, const void* fill) {
   H5Handle create = h5_plist(H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
   h5_check(H5Pset_layout(create, H5D_CONTIGUOUS), "choosing a contiguous layout");
   h5_check(H5Pset_alloc_time(create, H5D_ALLOC_TIME_EARLY), "allocating early");
-  h5_check(H5Pset_fill_time(create, H5D_FILL_TIME_ALLOC), "filling on allocation");
-  h5_check(H5Pset_fill_value(create, fill_type, fill), "setting a fill value");
+  if (fill != nullptr) {
+    h5_check(H5Pset_fill_time(create, H5D_FILL_TIME_ALLOC), "filling on allocation");
+    h5_check(H5Pset_fill_value(create, fill_type, fill), "setting a fill value");
+  } else {
+    h5_check(H5Pset_fill_time(create, H5D_FILL_TIME_NEVER), "skipping the fill");
+  }
   return create;
 }
 
@@ -82,9 +86,8 @@ void create_checkpoint(hid_t file, const CatalogIdentity& identity, const Checkp
   h5_dataset(H5Dcreate2(group, "done", H5T_NATIVE_UINT8, done_space, H5P_DEFAULT, done_create, H5P_DEFAULT),
              "creating /checkpoint/done");
   const hsize_t values = std::max<hsize_t>(shape.values, 1);
-  const double unknown = std::numeric_limits<double>::quiet_NaN();
   const H5Handle value_space = h5_space(H5Screate_simple(1, &values, nullptr), "creating the values space");
-  const H5Handle value_create = contiguous_early(H5T_NATIVE_DOUBLE, &unknown);
+  const H5Handle value_create = contiguous_early(H5T_NATIVE_DOUBLE, nullptr);
   h5_dataset(H5Dcreate2(group, "values", H5T_NATIVE_DOUBLE, value_space, H5P_DEFAULT, value_create, H5P_DEFAULT),
              "creating /checkpoint/values");
 }

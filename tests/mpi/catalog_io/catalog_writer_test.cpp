@@ -60,7 +60,7 @@ TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
   const std::string partial = shared_path("writer") + ".partial";
   const std::string final_path = partial.substr(0, partial.size() - 8);
   const CheckpointShape shape{static_cast<std::uint64_t>(ranks()) * 3, static_cast<std::uint64_t>(ranks()) * 6};
-  CatalogIdentity identity{"test-job", "[job]\nname = \"test-job\"\n", 0xfeedULL};
+  CatalogIdentity identity{"test-job", "[job]\nname = \"test-job\"\n", 0xfeedULL, 4, ""};
   {
     CatalogWriter writer = CatalogWriter::create(MPI_COMM_WORLD, partial, identity, shape);
     // Each rank finishes its first two items (two values each).
