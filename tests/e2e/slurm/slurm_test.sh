@@ -2,8 +2,9 @@
 # A real Slurm on localhost: slurm/submit-catalog.sh submits the catalog
 # sweep as a 3-task job array (2 ranks each, srun --mpi=pmi2) and the merge
 # with --dependency=afterok; the merged catalog must hold exactly the data of
-# a direct `mpiexec` run of the whole sweep. The cluster is stopped on every
-# exit path and must leave no process behind.
+# a direct `mpiexec` run of the whole sweep. Then slurm/validate-h200.sbatch
+# runs `nestfast run` with 8 ranks on the node's 8 (placeholder) GPUs. The
+# cluster is stopped on every exit path and must leave no process behind.
 source "$(dirname "$0")/../catalog_lib.sh"  # fail, fresh_dir, write_small_job, catalog_data
 
 for command in munged slurmctld slurmd sbatch squeue sinfo scancel; do
@@ -34,7 +35,7 @@ trap stop_cluster EXIT
 trap 'exit 143' TERM INT
 cluster_dir=$(mktemp -d "${TMPDIR:-/tmp}/nestfast-slurm-e2e.XXXXXX")
 started_ns=$(date +%s%N)
-NESTFAST_SLURM_DIR=$cluster_dir timeout 30 "$cluster_script" start > cluster.env || fail "local-cluster start failed"
+NESTFAST_SLURM_DIR=$cluster_dir NESTFAST_SLURM_CPUS=16 NESTFAST_SLURM_GPUS=8 timeout 30 "$cluster_script" start > cluster.env || fail "local-cluster start failed"
 source cluster.env
 echo "local cluster up in $((($(date +%s%N) - started_ns) / 1000000)) ms"
 [ "$(sinfo -h -o %T)" = idle ] || fail "the local node is not idle"
@@ -67,6 +68,23 @@ catalog_data merged.h5 | tail -n +2 > merged.dump
 grep -q '"nest' direct.dump || fail "the direct catalog has no NEST rows (dump broken?)"
 cmp -s direct.dump merged.dump || { diff direct.dump merged.dump | head -20 >&2; fail "the merged catalog differs from the direct run"; }
 h5dump -a /job merged.h5 | grep -q "e2e-small" || fail "the merged catalog lacks the job text"
+
+# The H200 validation script: 8 ranks, one per GPU, --gpus-per-node=8; a job with validation on.
+cp job.toml validate.toml
+printf '\n[validate]\nenabled = true\nsizes = "64K:128K"\niterations = 1\nwarmup = 0\n' >> validate.toml
+validate_id=$(sbatch --parsable --nodes=1 --cpus-per-task=1 --export=ALL,NESTFAST="$NESTFAST",JOB="$TEST_TMPDIR/validate.toml" \
+  "$NESTFAST_SOURCE_DIR/slurm/validate-h200.sbatch") || fail "sbatch validate-h200.sbatch failed"
+deadline=$((SECONDS + 90))
+while [ -n "$(squeue -h -o %i)" ]; do
+  [ $SECONDS -lt $deadline ] || { squeue >&2; fail "validate-h200 did not finish in 90 s"; }
+  sleep 1
+done
+log="nestfast-validate-h200-${validate_id%%;*}.out"
+grep -q "on 8 ranks" "$log" || { cat "$log" >&2; fail "validate-h200 did not run 8 ranks"; }
+catalog=$(sed -n 's|^catalog with /validation/alltoallv: ||p' "$log")
+[ -f "$catalog" ] || { cat "$log" >&2; fail "validate-h200 printed no catalog path"; }
+h5dump -d /validation/alltoallv "$catalog" > validation.dump
+grep -q "DATASPACE  SIMPLE { ( [1-9]" validation.dump || fail "validate-h200 stored no validation rows"
 
 # Stop explicitly and check that nothing of the cluster is left running.
 pid_files=("$cluster_dir/slurmctld.pid" "$cluster_dir/slurmd.pid" "$cluster_dir/munge/munged.pid")
