@@ -34,6 +34,7 @@ struct Part {
   std::string git_sha;
   std::int64_t schema_version = 0;
   std::int64_t mpi_ranks = 0;
+  std::int64_t sweep_points = -1;  // -1: a part written before nestfast stored it
   std::vector<PlanEntry> plans;
   std::vector<ValidationRow> validation;
   std::uint64_t first_point = 0;
@@ -49,6 +50,10 @@ Part read_part(const std::string& path) {
   part.git_sha = reader.string_attribute("git_sha");
   part.schema_version = reader.integer_attribute("schema_version");
   part.mpi_ranks = reader.integer_attribute("mpi_ranks");
+  {
+    const H5Handle file = h5_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "reopening " + path);
+    if (has_attribute(file, "sweep_points")) part.sweep_points = read_i64_attribute(file, "sweep_points");
+  }
   const std::vector<PlanRow> rows = reader.plans();
   std::uint64_t stage_rows = 0;
   for (const PlanRow& row : rows) stage_rows += row.stage_count;
@@ -95,6 +100,12 @@ std::uint64_t check_coverage(const std::vector<Part>& parts) {
   }
   const JobSpec job = parse_job(parts.front().job_text, parts.front().path + ":/job");
   const std::uint64_t expected = expand_sweep(job).size();
+  for (const Part& part : parts) {
+    if (part.sweep_points >= 0 && static_cast<std::uint64_t>(part.sweep_points) != expected) {
+      throw std::invalid_argument(part.path + ": sweep_points=" + std::to_string(part.sweep_points) +
+                                  " disagrees with its job's " + std::to_string(expected) + " points");
+    }
+  }
   for (std::uint64_t point = 0; point < expected; ++point) {
     if (!owner.contains(point)) {
       throw std::invalid_argument("sweep point " + std::to_string(point) + " of " + std::to_string(expected) +
@@ -225,6 +236,7 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
     write_attribute(file, "git_sha", first.git_sha);
     write_attribute(file, "created_utc", utc_now());
     write_attribute(file, "mpi_ranks", most_ranks);  // the largest part job's
+    write_attribute(file, "sweep_points", summary.points);
     write_attribute(file, "merged_parts", static_cast<std::int64_t>(parts.size()));
     write_attribute(file, "job_name", first.job_name);
     write_attribute(file, "job", first.job_text);
