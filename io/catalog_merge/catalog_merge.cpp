@@ -205,6 +205,10 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
   for (const Part& part : parts) {
     const std::uint64_t plan_base = plan_rows.size();
     for (const PlanEntry& plan : part.plans) {
+      if (!plan_rows.empty() && plan.row.point_id < plan_rows.back().point_id) {
+        throw std::invalid_argument(part.path + ": its sweep points interleave with another part's "
+                                    "(not a slice of `catalog --slice I/N`)");
+      }
       PlanRow row = plan.row;
       row.stage_offset = stage_rows.size();
       for (StageRow stage : plan.stages) {
