@@ -180,9 +180,15 @@ std::vector<std::uint8_t> read_partial_checkpoint(const std::string& partial_pat
   const hid_t raw = H5Fopen(partial_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (raw < 0) throw std::invalid_argument(partial_path + ": cannot be opened as HDF5 (damaged?)" + retry);
   const H5Handle file(raw, H5Fclose);
-  if (!has_attribute(file, "format") || read_string_attribute(file, "format") != kCatalogFormat ||
-      H5Lexists(file, "checkpoint", H5P_DEFAULT) <= 0) {
+  if (!has_attribute(file, "format") || read_string_attribute(file, "format") != kCatalogFormat) {
     throw std::invalid_argument(partial_path + ": is not a partial nestfast catalog with a checkpoint" + retry);
+  }
+  if (H5Lexists(file, "checkpoint", H5P_DEFAULT) <= 0) {
+    // complete() removes the checkpoint just before the rename; a kill in between leaves this.
+    const bool finished = H5Lexists(file, "plans", H5P_DEFAULT) > 0 && H5Lexists(file, "validation", H5P_DEFAULT) > 0;
+    throw std::invalid_argument(partial_path + (finished ? ": is a finished catalog whose final rename was interrupted; "
+                                                           "rename it (drop .partial) or rerun with --force"
+                                                         : ": is not a partial nestfast catalog with a checkpoint" + retry));
   }
   const H5Handle group = h5_group(H5Gopen2(file, "checkpoint", H5P_DEFAULT), "opening /checkpoint");
   if (read_u64_attribute(group, "job_fingerprint") != job_fingerprint) {

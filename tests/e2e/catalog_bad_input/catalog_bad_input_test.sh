@@ -35,10 +35,14 @@ expect_one_line_error 2 "--slice: \"4/4\" is not I/N" "${run4[@]}" good.toml --s
 # A finished catalog is not overwritten without --force.
 echo "not a catalog" > small.h5
 expect_one_line_error 2 "small.h5: a finished catalog exists; pass --force" "${run4[@]}" good.toml
-# A partial catalog of another job is refused.
-write_small_job first.toml
-sed -i 's/^top_k = 3/top_k = 2/' first.toml
-timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog first.toml --out other.h5 --no-progress > /dev/null
-mv other.h5 other.h5.partial  # stands in for a killed run of first.toml (its checkpoint attributes are gone, so:)
-expect_one_line_error 2 "other.h5.partial: is not a partial nestfast catalog with a checkpoint" "${run4[@]}" good.toml --out other.h5
+# Leftover .partial files that cannot be resumed are refused, with what to do.
+timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog good.toml --out finished.h5 --no-progress > /dev/null
+mv finished.h5 finished.h5.partial  # as if killed between removing /checkpoint and the rename
+expect_one_line_error 2 "finished.h5.partial: is a finished catalog whose final rename was interrupted" \
+  "${run4[@]}" good.toml --out finished.h5
+echo "garbage" > damaged.h5.partial
+expect_one_line_error 2 "damaged.h5.partial: cannot be opened as HDF5 (damaged?); rerun with --force" \
+  "${run4[@]}" good.toml --out damaged.h5
+timeout 120 "${run4[@]}" good.toml --out damaged.h5 --force > /dev/null || fail "--force does not start over"
+[ -f damaged.h5 ] && [ ! -e damaged.h5.partial ] || fail "--force did not write a fresh catalog"
 echo "catalog_bad_input e2e: ok"
