@@ -215,8 +215,9 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       StageTime rank_time;
       for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
         footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode);
-        accumulate(rank_time, stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
-                                  instance.layout.stage_boundary_level(static_cast<int>(i)), mode));
+        // Summed part by part with StageTime::operator+=, as evaluate_plan does, so total_s() rounds the same way.
+        rank_time += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
+                                instance.layout.stage_boundary_level(static_cast<int>(i)), mode);
       }
       const double t = rank_time.total_s();
       const double bytes = stage_memory(instance.replicas, footprint, depth).total_bytes();

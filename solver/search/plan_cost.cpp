@@ -13,17 +13,6 @@ namespace nestfast {
 
 namespace {
 
-void add(StageTime& sum, const StageTime& part) {
-  sum.forward_compute_s += part.forward_compute_s;
-  sum.backward_compute_s += part.backward_compute_s;
-  sum.recompute_s += part.recompute_s;
-  sum.tp_comm_s += part.tp_comm_s;
-  sum.cp_comm_s += part.cp_comm_s;
-  sum.ep_comm_s += part.ep_comm_s;
-  sum.zero3_gather_s += part.zero3_gather_s;
-  sum.p2p_s += part.p2p_s;
-}
-
 std::string gib(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1ull << 30));
@@ -59,7 +48,7 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     RankCost& rank = cost.ranks[i % static_cast<std::size_t>(pp)];
     rank.stages.push_back(static_cast<int>(i));
     rank.layers += stage.last_layer - stage.first_layer + 1;
-    add(rank.time, stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute));
+    rank.time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute);
     footprints[i % static_cast<std::size_t>(pp)] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
     if (stage.recompute == Recompute::Selective)
       recompute_flops += table.sum(LayerColumn::RecomputeSelectiveFlops, stage.first_layer, stage.last_layer);

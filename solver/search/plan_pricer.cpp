@@ -8,16 +8,6 @@
 #include "solver/search/stage_cost.hpp"
 
 namespace nestfast::search {
-void accumulate(StageTime& sum, const StageTime& part) {
-  sum.forward_compute_s += part.forward_compute_s;
-  sum.backward_compute_s += part.backward_compute_s;
-  sum.recompute_s += part.recompute_s;
-  sum.tp_comm_s += part.tp_comm_s;
-  sum.cp_comm_s += part.cp_comm_s;
-  sum.ep_comm_s += part.ep_comm_s;
-  sum.zero3_gather_s += part.zero3_gather_s;
-  sum.p2p_s += part.p2p_s;
-}
 
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
                      const LayerTable& table) {
@@ -28,8 +18,8 @@ PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const E
   std::vector<StageFootprint> footprints(pp);
   for (std::size_t i = 0; i < plan.stages.size(); ++i) {
     const StagePlan& stage = plan.stages[i];
-    accumulate(times[i % pp], stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
-                                  stage.recompute));
+    times[i % pp] +=
+        stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute);
     footprints[i % pp] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
   }
   PlanPrice price;

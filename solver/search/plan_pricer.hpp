@@ -17,10 +17,6 @@ struct PlanPrice {
   double iteration_time_s = 0;
 };
 
-// Adds a stage's time to its rank's, part by part, as evaluate_plan does (so
-// a rank's total_s() rounds the same way).
-void accumulate(StageTime& rank, const StageTime& stage);
-
 // `plan` must be valid for `layout` (derived fields filled).
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
                      const LayerTable& table);

@@ -51,6 +51,18 @@ StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, in
   return time;
 }
 
+StageTime& StageTime::operator+=(const StageTime& other) {
+  forward_compute_s += other.forward_compute_s;
+  backward_compute_s += other.backward_compute_s;
+  recompute_s += other.recompute_s;
+  tp_comm_s += other.tp_comm_s;
+  cp_comm_s += other.cp_comm_s;
+  ep_comm_s += other.ep_comm_s;
+  zero3_gather_s += other.zero3_gather_s;
+  p2p_s += other.p2p_s;
+  return *this;
+}
+
 StageFootprint& StageFootprint::operator+=(const StageFootprint& other) {
   dense_params += other.dense_params;
   expert_params += other.expert_params;

@@ -43,6 +43,8 @@ struct StageTime {
     return forward_compute_s + backward_compute_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s +
            zero3_gather_s + p2p_s;
   }
+
+  StageTime& operator+=(const StageTime& other);  // part by part: the stages of one pipeline rank
 };
 
 // `boundary_level` < 0: no incoming p2p (first stage, or same rank).
