@@ -170,7 +170,7 @@ void run_phase(SweepContext& context, const Phase& phase,
                const std::function<void(std::uint64_t, std::span<double>)>& compute) {
   const std::uint64_t ranks = static_cast<std::uint64_t>(size_of(context.comm));
   const std::uint64_t threads = static_cast<std::uint64_t>(context.threads);
-  const std::uint64_t chunk = threads * std::clamp<std::uint64_t>(phase.items / (ranks * threads * 64), 1, 8);
+  const std::uint64_t chunk = threads * std::clamp<std::uint64_t>(phase.items / (ranks * threads * 64), 1, 64);
   CheckpointRecorder recorder(context.writer);
   const bool root = rank_of(context.comm) == 0;
   std::string failure;
