@@ -38,10 +38,9 @@ for ranks in "${RANKS[@]}"; do
   start=$(date +%s.%N)
   mpiexec -n "$ranks" "$NESTFAST" catalog "$WORK/bench.toml" --out "$WORK/r$ranks.h5" --no-progress > "$WORK/r$ranks.txt"
   end=$(date +%s.%N)
-  wall=$(echo "$end - $start" | bc -l)
+  wall=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
   [ -n "$base" ] || base=$wall
-  printf "%6d %10.2f %12.2f %10.1f%%\n" "$ranks" "$wall" "$(echo "$base / $wall" | bc -l)" \
-    "$(echo "100 * $base / ($wall * $ranks)" | bc -l)"
+  awk -v r="$ranks" -v w="$wall" -v b="$base" 'BEGIN { printf "%6d %10.2f %12.2f %10.1f%%\n", r, w, b / w, 100 * b / (w * r) }'
   h5dump -d /plans -d /stages "$WORK/r$ranks.h5" | tail -n +2 > "$WORK/r$ranks.dump"
   cmp -s "$WORK/r${RANKS[0]}.dump" "$WORK/r$ranks.dump" || echo "  WARNING: $ranks ranks wrote different data"
 done
