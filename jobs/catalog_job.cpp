@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -149,6 +150,8 @@ struct Phase {
   WorkQueue::Counter counter;
   std::uint64_t first_item;  // the phase's items are [first_item, first_item + items)
   std::uint64_t items;
+  // The order in which they are handed out (offsets from first_item); empty = in item order.
+  std::vector<std::uint64_t> claim_order;
 };
 
 struct SweepContext {
@@ -180,8 +183,10 @@ void run_phase(SweepContext& context, const Phase& phase,
     const std::uint64_t end = std::min(start + chunk, phase.items);
     std::vector<std::uint64_t> todo;
     for (std::uint64_t i = start; i < end; ++i) {
-      if (context.done_at_start[phase.first_item + i] == 0) todo.push_back(phase.first_item + i);
+      const std::uint64_t item = phase.first_item + (phase.claim_order.empty() ? i : phase.claim_order[i]);
+      if (context.done_at_start[item] == 0) todo.push_back(item);
     }
+    std::sort(todo.begin(), todo.end());
     if (!todo.empty()) {
       prepare(todo);
       const std::uint64_t base = context.layout.value_offset(todo.front());
@@ -236,6 +241,17 @@ search::SearchStats summed_stats(const std::vector<DecodedInstance>& instances) 
     total.plans_evaluated += s.plans_evaluated;
   }
   return total;
+}
+
+// Baseline items, costliest first (a point's DP instance count stands in for
+// the cost of its Phaze DP and MCMC budget), so no long item starts last.
+std::vector<std::uint64_t> largest_first(const JobWork& work) {
+  std::vector<std::uint64_t> order(work.points.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return work.points[a].instances.size() > work.points[b].instances.size();
+  });
+  return order;
 }
 
 // The decoded instance items of a local point, read from /checkpoint (all must be finished).
@@ -359,7 +375,7 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   }
   SweepContext context{comm, *work, layout, start.done, *writer, queue, progress, threads_per_rank(comm)};
   run_phase(
-      context, {WorkQueue::kInstanceItems, 0, layout.instance_items()}, [](const auto&) {},
+      context, {WorkQueue::kInstanceItems, 0, layout.instance_items(), {}}, [](const auto&) {},
       [&](std::uint64_t item, std::span<double> values) {
         const std::size_t point = layout.point_of(item);
         const PointWork& point_work = work->points[point];
@@ -369,7 +385,7 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   if (layout.has_baselines()) {
     std::map<std::size_t, search::SearchStats> dp_stats;
     run_phase(
-        context, {WorkQueue::kBaselineItems, layout.instance_items(), work->points.size()},
+        context, {WorkQueue::kBaselineItems, layout.instance_items(), work->points.size(), largest_first(*work)},
         [&](const std::vector<std::uint64_t>& items) {
           dp_stats.clear();
           for (std::uint64_t item : items) {
