@@ -3,11 +3,29 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "jobs/catalog_agreement.hpp"
 #include "jobs/catalog_plan_text.hpp"
 
 namespace nestfast::jobs {
+
+namespace {
+
+// The installed copy (<prefix>/share/nestfast) when there is one, else the source tree's.
+std::string plot_script_path() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed = executable.parent_path().parent_path() / "share" / "nestfast" / "plot_catalog.py";
+    if (fs::exists(installed, error)) return installed.string();
+  }
+  return NESTFAST_SOURCE_PLOT_SCRIPT;
+}
+
+}  // namespace
 
 void add_catalog_options(CLI::App& command, CatalogRequest& request, std::string& slice) {
   command.add_option("--out", request.out, "Catalog file to write (default: [job].out)");
@@ -36,6 +54,7 @@ int run_catalog_command(CatalogRequest request, const std::string& slice, const 
       }
       std::printf("\ncatalog: %s\n", report.path.c_str());
       std::printf("inspect: nestfast query %s --model MODEL --gpus N\n", report.path.c_str());
+      std::printf("figures: python3 %s %s --out figures\n", plot_script_path().c_str(), report.path.c_str());
       std::fflush(stdout);
     }
     return 0;
