@@ -15,4 +15,5 @@ nestfast="$root/build/default/jobs/nestfast"
 echo
 echo "== nestfast built: $("$nestfast" --version)"
 echo "== running the embedded default job on 4 MPI ranks"
-mpiexec -n 4 "$nestfast" run
+# --force: a re-run replaces the catalog of the previous quickstart.
+mpiexec -n 4 "$nestfast" run --force
