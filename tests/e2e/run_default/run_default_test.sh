@@ -8,7 +8,12 @@ fresh_dir
 start=$(date +%s)
 timeout 280 "$MPIEXEC" -n 4 "$NESTFAST" run > run.txt 2> run.err || { tail run.err >&2; fail "nestfast run failed"; }
 seconds=$(( $(date +%s) - start ))
-[ "$seconds" -lt 120 ] || fail "the default job took $seconds s (limit 120 s)"
+# The 2-minute target is for Release builds; the sanitizer preset sets NESTFAST_SKIP_TIME_LIMITS.
+if [ -n "${NESTFAST_SKIP_TIME_LIMITS:-}" ]; then
+  echo "note: time limit not checked (NESTFAST_SKIP_TIME_LIMITS is set); took $seconds s"
+else
+  [ "$seconds" -lt 120 ] || fail "the default job took $seconds s (limit 120 s)"
+fi
 [ -f nestfast-catalog.h5 ] || fail "no nestfast-catalog.h5"
 [ ! -e nestfast-catalog.h5.partial ] || fail "the .partial file is left behind"
 grep -q "^catalog: nestfast-catalog.h5$" run.txt || fail "the file's path is not printed"
