@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "comm/exec/communicator.hpp"
 #include "io/archive/archive.hpp"
 #include "io/archive/job_serialization.hpp"
 #include "io/catalog/catalog_writer.hpp"
@@ -39,6 +40,9 @@ void serialize(Archive& ar, nestfast::jobs::JobBundle& bundle, unsigned) {
 namespace nestfast::jobs {
 namespace {
 
+using comm::rank_of;
+using comm::size_of;
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -54,18 +58,6 @@ double checkpoint_interval_s() {
 }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
-}
-
-int size_of(MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  return size;
-}
 
 // Threads per rank: OMP_NUM_THREADS when set, else the node's cores shared by its ranks.
 int threads_per_rank(MPI_Comm comm) {

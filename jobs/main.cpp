@@ -7,22 +7,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "comm/exec/communicator.hpp"
 #include "jobs/cli_context.hpp"
 #include "nestfast_version.hpp"
 
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+int world_rank() { return nestfast::comm::rank_of(MPI_COMM_WORLD); }
+int world_size() { return nestfast::comm::size_of(MPI_COMM_WORLD); }
 
 // An error that escaped a subcommand: one line, naming the rank when there
 // are several; a multi-rank job is aborted so no rank hangs in a collective.

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "comm/exec/communicator.hpp"
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/h5_attributes.hpp"
 #include "nestfast_version.hpp"
@@ -14,23 +15,14 @@
 namespace nestfast::io {
 namespace {
 
+using comm::rank_of;
+using comm::size_of;
+
 constexpr int kDeflateLevel = 4;
 constexpr hsize_t kRowsPerChunk = 1024;
 
 // HDF5 prints a full error stack on every failure; we report one line instead.
 void quiet_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
-}
-
-int size_of(MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  return size;
-}
 
 H5Handle parallel_access(MPI_Comm comm) {
   H5Handle access = h5_plist(H5Pcreate(H5P_FILE_ACCESS), "creating file access properties");
