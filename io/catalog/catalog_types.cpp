@@ -1,11 +1,15 @@
 #include "io/catalog/catalog_types.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "io/catalog/catalog_rows.hpp"
 
 namespace nestfast::io {
 namespace {
+
+constexpr int kDeflateLevel = 4;
+constexpr hsize_t kRowsPerChunk = 1024;
 
 // Adds one member; `type` is borrowed (a predefined type or a handle the caller keeps).
 void member(hid_t compound, const char* name, std::size_t offset, hid_t type) {
@@ -94,5 +98,18 @@ H5Handle validation_row_type() {
 }
 
 #undef NESTFAST_MEMBER
+
+H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows) {
+  const hsize_t dims = rows;
+  const hsize_t max_dims = H5S_UNLIMITED;
+  const H5Handle space = h5_space(H5Screate_simple(1, &dims, &max_dims), std::string("creating the space of ") + name);
+  const H5Handle create = h5_plist(H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
+  const hsize_t chunk = std::clamp<hsize_t>(rows, 1, kRowsPerChunk);
+  h5_check(H5Pset_chunk(create, 1, &chunk), "setting the chunk size");
+  h5_check(H5Pset_shuffle(create), "enabling shuffle");
+  h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
+  return h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, create, H5P_DEFAULT),
+                    std::string("creating ") + name);
+}
 
 }  // namespace nestfast::io

@@ -1,5 +1,8 @@
 #pragma once
-// HDF5 compound types of the catalog's rows (native layout, fixed strings).
+// HDF5 compound types of the catalog's rows (native layout, fixed strings),
+// and the one storage layout of every row table.
+#include <cstdint>
+
 #include "io/catalog/h5_handle.hpp"
 
 namespace nestfast::io {
@@ -8,5 +11,11 @@ H5Handle fixed_string_type(std::size_t chars);
 H5Handle plan_row_type();
 H5Handle stage_row_type();
 H5Handle validation_row_type();
+
+// Creates the 1-D table `name` of `rows` rows of `type` under `parent`:
+// extendible, chunked, shuffled and deflated. The catalog writer and the merge
+// both use it, so a merged catalog stores its tables exactly as a direct run.
+// Collective when the file is open for parallel access.
+H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows);
 
 }  // namespace nestfast::io

@@ -18,8 +18,6 @@ namespace {
 using comm::rank_of;
 using comm::size_of;
 
-constexpr int kDeflateLevel = 4;
-constexpr hsize_t kRowsPerChunk = 1024;
 
 // HDF5 prints a full error stack on every failure; we report one line instead.
 void quiet_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
@@ -105,17 +103,8 @@ void transfer_range(hid_t dataset, hid_t type, std::uint64_t first, std::uint64_
 // `offset` of `total`. The file type is the memory type (rows have no padding).
 void write_table(hid_t parent, const char* name, hid_t memory_type, std::uint64_t total, std::uint64_t offset,
                  std::uint64_t count, const void* rows) {
-  const hsize_t dims = total;
-  const hsize_t max_dims = H5S_UNLIMITED;
-  const H5Handle file_space = h5_space(H5Screate_simple(1, &dims, &max_dims), std::string("creating the space of ") + name);
-  const H5Handle create = h5_plist(H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
-  const hsize_t chunk = std::clamp<hsize_t>(total, 1, kRowsPerChunk);
-  h5_check(H5Pset_chunk(create, 1, &chunk), "setting the chunk size");
-  h5_check(H5Pset_shuffle(create), "enabling shuffle");
-  h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
-  const H5Handle dataset =
-      h5_dataset(H5Dcreate2(parent, name, memory_type, file_space, H5P_DEFAULT, create, H5P_DEFAULT),
-                 std::string("creating ") + name);
+  const H5Handle dataset = create_row_table(parent, name, memory_type, total);
+  const H5Handle file_space = h5_space(H5Dget_space(dataset), std::string("getting the space of ") + name);
   const hsize_t memory_dims = std::max<hsize_t>(count, 1);
   const H5Handle memory_space = h5_space(H5Screate_simple(1, &memory_dims, nullptr), "creating a memory space");
   if (count == 0) {

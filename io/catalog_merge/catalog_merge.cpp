@@ -22,8 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // The same storage as a direct run's tables (chunked, shuffled, deflated).
-constexpr int kDeflateLevel = 4;
-constexpr hsize_t kRowsPerChunk = 1024;
 
 // One part file, read whole: its plans with their stages, and its validation rows.
 struct Part {
@@ -130,16 +128,7 @@ std::string utc_now() {
 }
 
 void write_table(hid_t parent, const char* name, hid_t type, std::uint64_t count, const void* rows) {
-  const hsize_t dims = count;
-  const hsize_t max_dims = H5S_UNLIMITED;
-  const H5Handle space = h5_space(H5Screate_simple(1, &dims, &max_dims), std::string("creating the space of ") + name);
-  const H5Handle create = h5_plist(H5Pcreate(H5P_DATASET_CREATE), "creating dataset properties");
-  const hsize_t chunk = std::clamp<hsize_t>(count, 1, kRowsPerChunk);
-  h5_check(H5Pset_chunk(create, 1, &chunk), "setting the chunk size");
-  h5_check(H5Pset_shuffle(create), "enabling shuffle");
-  h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
-  const H5Handle dataset = h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, create, H5P_DEFAULT),
-                                      std::string("creating ") + name);
+  const H5Handle dataset = create_row_table(parent, name, type, count);
   if (count > 0) h5_check(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), std::string("writing ") + name);
 }
 
