@@ -7,7 +7,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 version=$("$NESTFAST" --version)
 [[ "$version" =~ ^nestfast\ [0-9]+\.[0-9]+\.[0-9]+\ \(git\ [0-9a-f]{7,}|unknown\) ]] || fail "unexpected --version output: $version"
 
-"$NESTFAST" --help | grep -q "presets" || fail "--help does not list the presets subcommand"
+"$NESTFAST" --help | grep -c "presets" >/dev/null || fail "--help does not list the presets subcommand"
 
 set +e
 "$NESTFAST" no-such-command >/dev/null 2>&1

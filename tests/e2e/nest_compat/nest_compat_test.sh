@@ -74,7 +74,7 @@ expect_bad_input "missing file" "$work/absent.in.json" "$NESTFAST" nest-compat "
 echo '{"previous": true}' >"$work/kept.json"
 expect_bad_input "bad input with --out" maxDevices "$NESTFAST" nest-compat "$work/type.in.json" --out "$work/kept.json"
 grep -q previous "$work/kept.json" || fail "--out was overwritten by a failed run"
-ls "$work" | grep -q '\.tmp\.' && fail "a temporary file was left behind"
+ls "$work" | grep -c '\.tmp\.' >/dev/null && fail "a temporary file was left behind"
 
 set +e
 "$NESTFAST" nest-compat "$source_input" --model bogus >/dev/null 2>&1

@@ -24,8 +24,8 @@ hbm=$(python3 -c "import json,sys; d=json.load(sys.stdin); print([g['hbm_bytes']
 
 kinds=$("$NESTFAST" presets --kind gpus --json | python3 -c "import json,sys; print(sorted(json.load(sys.stdin)))")
 [ "$kinds" = "['gpus']" ] || fail "--kind gpus --json gave kinds $kinds"
-"$NESTFAST" presets --kind clusters | grep -q "^clusters (5)$" || fail "--kind clusters has no clusters table"
-if "$NESTFAST" presets --kind gpus | grep -q "^models"; then fail "--kind gpus also printed models"; fi
+"$NESTFAST" presets --kind clusters | grep -c "^clusters (5)$" >/dev/null || fail "--kind clusters has no clusters table"
+if "$NESTFAST" presets --kind gpus | grep -c "^models" >/dev/null; then fail "--kind gpus also printed models"; fi
 
 expect_exit2_one_line() {  # <pattern> <command...>: exit 2, one stderr line matching the pattern
   local pattern=$1; shift
