@@ -43,7 +43,6 @@ struct SolveFlags {
   bool json = false;
   bool no_baselines = false;
   std::uint64_t mcmc_seed = 1;
-  std::uint64_t mcmc_max_plans = 20000;
   int exhaustive_max_plans = 200000;
 };
 
@@ -258,7 +257,6 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
   options.threads = flags.threads;
   options.baselines = !flags.no_baselines;
   options.mcmc_seed = flags.mcmc_seed;
-  options.mcmc_max_plans = flags.mcmc_max_plans;
   options.exhaustive_max_plans = flags.exhaustive_max_plans;
   const search::SolveResult result = search::solve(problem, space, options);
   const int threads = flags.threads > 0 ? flags.threads : omp_get_max_threads();
@@ -350,7 +348,6 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--threads", flags->threads, "OpenMP threads across instances (default: OMP_NUM_THREADS)");
   command->add_flag("--no-baselines", flags->no_baselines, "skip the manual, Phaze-like, MCMC and exhaustive baselines");
   command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)");
-  command->add_option("--mcmc-max-plans", flags->mcmc_max_plans, "cap on the MCMC baseline's plan evaluations");
   command->add_option("--exhaustive-limit", flags->exhaustive_max_plans,
                       "run the exhaustive baseline only up to this many plans (default 200000)");
   command->add_flag("--json", flags->json, "print one JSON object");

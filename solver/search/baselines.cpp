@@ -12,7 +12,7 @@ std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const Str
   baselines.push_back(phaze_baseline(problem, space, options.threads));
   // Equal budget: as many stage pricings as the DP made (its transitions).
   const std::uint64_t budget = std::max<std::uint64_t>(dp_stats.transitions, 1);
-  baselines.push_back(mcmc_baseline(problem, space, options.mcmc_seed, budget, options.mcmc_max_plans));
+  baselines.push_back(mcmc_baseline(problem, space, options.mcmc_seed, budget));
 
   const std::vector<DpInstance> instances = enumerate_instances(problem, space);
   const std::uint64_t plans = exhaustive_plan_count(problem, instances);

@@ -21,10 +21,9 @@ BaselineResult phaze_baseline(const SolveProblem& problem, const StrategySpace& 
 
 // Seeded Metropolis random walk over instances, stage boundaries and
 // recompute modes. Budget: `stage_budget` stage pricings (a plan of pp
-// stages costs pp, the unit the DP's transitions count), at most `max_plans`
-// plan evaluations.
+// stages costs pp, the unit the DP's transitions count).
 BaselineResult mcmc_baseline(const SolveProblem& problem, const StrategySpace& space, std::uint64_t seed,
-                             std::uint64_t stage_budget, std::uint64_t max_plans);
+                             std::uint64_t stage_budget);
 
 // Every plan of every instance (boundaries x per-stage recompute; per-rank
 // recompute for uniform instances), each priced by evaluate_plan.

@@ -113,7 +113,6 @@ struct SolveOptions {
   int threads = 0;        // 0 = OpenMP's default
   bool baselines = true;
   std::uint64_t mcmc_seed = 1;
-  std::uint64_t mcmc_max_plans = 20000;  // MCMC gets the DP's stage pricings, at most this many plans
   int exhaustive_max_plans = 200000;  // run the exhaustive baseline only below this many plans
 };
 
