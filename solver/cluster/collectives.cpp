@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 namespace nestfast {
 
@@ -28,32 +30,6 @@ const NetworkLevel& level_at(const ClusterSpec& cluster, int level) {
   return cluster.levels[static_cast<std::size_t>(clamped)];
 }
 
-// Members per block of each level, skipping levels where the group does not fan out.
-struct LevelFanout {
-  int level;
-  int members;
-};
-
-std::vector<LevelFanout> fanning_levels(const GroupShape& group) {
-  std::vector<LevelFanout> result;
-  for (std::size_t l = 0; l < group.fanout.size(); ++l)
-    if (group.fanout[l] > 1) result.push_back({static_cast<int>(l), group.fanout[l]});
-  return result;
-}
-
-// One half of the hierarchical all-reduce: the buffer is scattered (or
-// gathered) level by level; level l handles the buffer divided by the
-// fan-out of all levels inside it.
-double hierarchical_half(const ClusterSpec& cluster, const GroupShape& group, double bytes) {
-  double time = 0;
-  double buffer = bytes;
-  for (const LevelFanout& part : fanning_levels(group)) {
-    time += flat_all_gather_time(level_at(cluster, part.level), part.members, buffer);
-    buffer /= part.members;
-  }
-  return time;
-}
-
 }  // namespace
 
 double p2p_time(const ClusterSpec& cluster, int level, double bytes) {
@@ -62,38 +38,40 @@ double p2p_time(const ClusterSpec& cluster, int level, double bytes) {
 }
 
 double flat_all_reduce_time(const NetworkLevel& level, int n, double bytes) {
-  if (n <= 1) return 0;
-  const double wire = 2.0 * (n - 1) / n * bytes / effective_bandwidth(level);
-  const double ring = 2.0 * (n - 1) * level.latency_s + wire;
-  const double halving_doubling = 2.0 * std::ceil(std::log2(static_cast<double>(n))) * level.latency_s + wire;
-  return std::min(ring, halving_doubling);
+  return flat_all_reduce_seconds(level.latency_s, effective_bandwidth(level), n, bytes);
 }
 
 double flat_all_gather_time(const NetworkLevel& level, int n, double bytes) {
-  if (n <= 1) return 0;
-  return (n - 1) * level.latency_s + static_cast<double>(n - 1) / n * bytes / effective_bandwidth(level);
+  return flat_all_gather_seconds(level.latency_s, effective_bandwidth(level), n, bytes);
+}
+
+FlatGroup flat_group(const ClusterSpec& cluster, const GroupShape& group) {
+  FlatGroup flat;
+  for (std::size_t l = 0; l < group.fanout.size(); ++l) {
+    if (group.fanout[l] <= 1) continue;
+    if (flat.parts == kMaxGroupLevels) {
+      throw std::invalid_argument("a communication group fans out over more than " + std::to_string(kMaxGroupLevels) +
+                                  " network levels");
+    }
+    const NetworkLevel& link = level_at(cluster, static_cast<int>(l));
+    flat.members[flat.parts] = group.fanout[l];
+    flat.latency_s[flat.parts] = link.latency_s;
+    flat.bandwidth_Bps[flat.parts] = effective_bandwidth(link);
+    ++flat.parts;
+  }
+  return flat;
 }
 
 double all_reduce_time(const ClusterSpec& cluster, const GroupShape& group, double bytes) {
-  const std::vector<LevelFanout> parts = fanning_levels(group);
-  if (parts.empty()) return 0;
-  // Reduce-scatter then all-gather on every level below the top, the top
-  // level all-reduces the shard that is left.
-  double time = 0;
-  double buffer = bytes;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    time += 2.0 * flat_all_gather_time(level_at(cluster, parts[i].level), parts[i].members, buffer);
-    buffer /= parts[i].members;
-  }
-  return time + flat_all_reduce_time(level_at(cluster, parts.back().level), parts.back().members, buffer);
+  return group_all_reduce_seconds(flat_group(cluster, group), bytes);
 }
 
 double all_gather_time(const ClusterSpec& cluster, const GroupShape& group, double bytes) {
-  return hierarchical_half(cluster, group, bytes);
+  return group_half_seconds(flat_group(cluster, group), bytes);
 }
 
 double reduce_scatter_time(const ClusterSpec& cluster, const GroupShape& group, double bytes) {
-  return hierarchical_half(cluster, group, bytes);
+  return group_half_seconds(flat_group(cluster, group), bytes);
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "solver/cluster/cluster_spec.hpp"
+#include "solver/cluster/collective_kernel.hpp"
 
 namespace nestfast {
 
@@ -46,6 +47,11 @@ double p2p_time(const ClusterSpec& cluster, int level, double bytes);
 // Flat (single-level) collectives on level `level` with n participants.
 double flat_all_reduce_time(const NetworkLevel& level, int n, double bytes);
 double flat_all_gather_time(const NetworkLevel& level, int n, double bytes);  // also reduce-scatter
+
+// The group's fanning levels with their latency and effective bandwidth
+// (what collective_kernel.hpp computes on). Throws std::invalid_argument when
+// it fans out over more than kMaxGroupLevels levels.
+FlatGroup flat_group(const ClusterSpec& cluster, const GroupShape& group);
 
 // Hierarchical collectives over a group shape.
 double all_reduce_time(const ClusterSpec& cluster, const GroupShape& group, double bytes);

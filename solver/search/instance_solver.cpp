@@ -17,9 +17,13 @@
 // best <= pipeline(t*) + sync_floor <= OPT.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "solver/search/dp_batch.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/level_dp_kernel.hpp"
@@ -115,84 +119,115 @@ void explain_infeasible(const DpInstance& spec, const StageOracle& oracle, int c
   result.infeasible_reason = text;
 }
 
-void solve_with_dp(const DpInstance& spec, Instance& instance, InstanceResult& result) {
-  const int chain = instance.table.layers();
-  const int pp = spec.pp;
-  const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
-                           instance.hbm, spec.recompute_mask);
-  const std::size_t cells = static_cast<std::size_t>(pp + 1) * static_cast<std::size_t>(chain + 1);
-  std::vector<double> value(cells);
-  std::vector<int> cut(cells);
-  std::vector<int> bounds(static_cast<std::size_t>(pp) + 1);
+// The Pareto walk of one instance (see the top of this file), one DP run at
+// a time, so that the runs of many instances can go to a runner together.
+class ParetoWalk {
+ public:
+  ParetoWalk(const DpInstance& spec, Instance& instance, InstanceResult& result)
+      : spec_(spec),
+        instance_(instance),
+        result_(result),
+        oracle_(instance.table, instance.replicas, instance.layout, spec.pp, instance.micro_batches, instance.hbm,
+                spec.recompute_mask),
+        // No plan syncs less than this (see sync_floor).
+        s_floor_(sync_floor(instance.replicas, instance.table, spec.pp)),
+        bound_limit_(limit_for(instance.time_bound)) {}
 
-  // No plan syncs less than this (see sync_floor); a stage at least as slow
-  // as bottleneck_limit makes the plan exceed the bound (1e-9 of slack so
-  // rounding never cuts a plan within the bound).
-  const double s_floor = sync_floor(instance.replicas, instance.table, pp);
-  // Later Pareto steps only look for plans faster than the best so far.
-  const auto limit_for = [&](double time) {
-    return time >= kDpInfinity ? kDpInfinity : (time * (1 + 1e-9) - s_floor) / (instance.micro_batches + pp - 1);
-  };
-  const double bound_limit = limit_for(instance.time_bound);
-  double best_time = kDpInfinity;
-  std::vector<StagePlan> best_stages;
-  double cap = kDpInfinity;
-  bool cut_by_bound = false;
-  for (;;) {
-    LevelDpCounters counters;
-    const double bottleneck_limit = std::min(bound_limit, limit_for(best_time));
-    const double bottleneck =
-        level_dp_run(oracle, chain, pp, cap, bottleneck_limit, value.data(), cut.data(), &counters);
-    add(result.stats, counters);
-    if (bottleneck >= kDpInfinity) {
-      cut_by_bound = bound_limit < kDpInfinity;
-      break;
+  bool done() const { return done_; }
+
+  DpRun next_run() const {
+    DpRun run;
+    run.oracle = oracle_.kernel();
+    run.stages = spec_.pp;
+    run.param_cap = cap_;
+    run.bottleneck_limit = std::min(bound_limit_, limit_for(best_time_));
+    return run;
+  }
+
+  void take(const DpRunResult& run) {
+    add(result_.stats, run.counters);
+    const int pp = spec_.pp;
+    if (run.bottleneck >= kDpInfinity) {
+      cut_by_bound_ = bound_limit_ < kDpInfinity;
+      done_ = true;
+      return;
     }
-    if (pipeline_time(instance.micro_batches, pp, 1, bottleneck).total_s() + s_floor >= best_time) break;
-    level_dp_boundaries(cut.data(), chain, pp, bounds.data());
-
+    if (pipeline_time(instance_.micro_batches, pp, 1, run.bottleneck).total_s() + s_floor_ >= best_time_) {
+      done_ = true;
+      return;
+    }
     std::vector<StagePlan> stages;
     double t_max = 0;
     double s_max = 0;
     for (int rank = 0; rank < pp; ++rank) {
-      const int a = bounds[static_cast<std::size_t>(rank)];
-      const int b = bounds[static_cast<std::size_t>(rank) + 1];
-      const StageChoice choice = oracle.choose(a, b, rank);
+      const int a = run.boundaries[static_cast<std::size_t>(rank)];
+      const int b = run.boundaries[static_cast<std::size_t>(rank) + 1];
+      const StageChoice choice = oracle_.choose(a, b, rank);
       StagePlan stage;
       stage.first_layer = a;
       stage.last_layer = b - 1;
       stage.recompute = choice.recompute;
       stages.push_back(stage);
       t_max = std::max(t_max, choice.time_s);
-      s_max = std::max(s_max, oracle.params(a, b));
+      s_max = std::max(s_max, oracle_.params(a, b));
     }
-    ++result.stats.plans_evaluated;
-    const double time = pipeline_time(instance.micro_batches, pp, 1, t_max).total_s() + s_max;
-    if (time < best_time) {
-      best_time = time;
-      best_stages = std::move(stages);
+    ++result_.stats.plans_evaluated;
+    const double time = pipeline_time(instance_.micro_batches, pp, 1, t_max).total_s() + s_max;
+    if (time < best_time_) {
+      best_time_ = time;
+      best_stages_ = std::move(stages);
     }
-    cap = s_max;
+    cap_ = s_max;
   }
-  if (best_stages.empty() || best_time > instance.time_bound) {
-    if (cut_by_bound || best_time > instance.time_bound) {
-      // Possibly feasible, but not within the bound: no diagnosis needed.
-      result.pruned_by_bound = true;
+
+  // Writes the walk's outcome into the result (the diagnosis of an
+  // infeasible instance runs its own DP here, on the CPU).
+  void finish() {
+    const int chain = instance_.table.layers();
+    if (best_stages_.empty() || best_time_ > instance_.time_bound) {
+      if (cut_by_bound_ || best_time_ > instance_.time_bound) {
+        // Possibly feasible, but not within the bound: no diagnosis needed.
+        result_.pruned_by_bound = true;
+        return;
+      }
+      if (!instance_.explain) return;
+      const std::size_t cells = static_cast<std::size_t>(spec_.pp + 1) * static_cast<std::size_t>(chain + 1);
+      std::vector<double> value(cells);
+      std::vector<int> cut(cells);
+      LevelDpCounters counters;
+      const double least_peak = level_dp_run(MemoryOracle{oracle_}, chain, spec_.pp, kDpInfinity, kDpInfinity,
+                                             value.data(), cut.data(), &counters);
+      explain_infeasible(spec_, oracle_, chain, least_peak, instance_.hbm, result_);
       return;
     }
-    if (!instance.explain) return;
-    LevelDpCounters counters;
-    const double least_peak = level_dp_run(MemoryOracle{oracle}, chain, pp, kDpInfinity, kDpInfinity,
-                                           value.data(), cut.data(), &counters);
-    explain_infeasible(spec, oracle, chain, least_peak, instance.hbm, result);
-    return;
+    result_.feasible = true;
+    result_.iteration_time_s = best_time_;
+    result_.plan = instance_.execution;
+    result_.plan.stages = std::move(best_stages_);
+    derive_stage_layout(instance_.layout, result_.plan);
   }
-  result.feasible = true;
-  result.iteration_time_s = best_time;
-  result.plan = instance.execution;
-  result.plan.stages = std::move(best_stages);
-  derive_stage_layout(instance.layout, result.plan);
-}
+
+ private:
+  // Later Pareto steps only look for plans faster than `time`: a stage at
+  // least this slow makes the plan exceed it (1e-9 of slack so rounding
+  // never cuts a plan within the bound).
+  double limit_for(double time) const {
+    return time >= kDpInfinity ? kDpInfinity
+                               : (time * (1 + 1e-9) - s_floor_) / (instance_.micro_batches + spec_.pp - 1);
+  }
+
+  const DpInstance& spec_;
+  Instance& instance_;
+  InstanceResult& result_;
+  StageOracle oracle_;
+  double s_floor_ = 0;
+  double bound_limit_ = kDpInfinity;
+  double best_time_ = kDpInfinity;
+  std::vector<StagePlan> best_stages_;
+  double cap_ = kDpInfinity;
+  bool cut_by_bound_ = false;
+  bool done_ = false;
+};
 
 // Uniform stages (interleaved schedules, or --even-layers): only the
 // recompute mode is chosen, one per pipeline rank (its chunks share it).
@@ -272,18 +307,51 @@ InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spe
 
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout,
                               const LayerTable& table, double time_bound, bool explain) {
-  InstanceResult result;
-  result.ordinal = spec.ordinal;
-  result.problem = spec.problem;
-  result.stats.instances = 1;
-  Instance instance(problem, spec, layout, table, time_bound, explain);
-  if (spec.vpp == 1 && spec.uneven_layers) {
-    solve_with_dp(spec, instance, result);
-  } else {
-    solve_uniform(problem, spec, instance, result);
+  const PreparedItem item{&spec, &layout, &table};
+  return std::move(solve_prepared_batch(problem, std::span(&item, 1), time_bound, explain, run_dp_batch_on_cpu)[0]);
+}
+
+std::vector<InstanceResult> solve_prepared_batch(const SolveProblem& problem, std::span<const PreparedItem> items,
+                                                 double time_bound, bool explain, const DpBatchRunner& runner) {
+  std::vector<InstanceResult> results(items.size());
+  // Instance and walk hold references into each other and into `results`:
+  // fixed addresses, hence the unique_ptrs.
+  std::vector<std::unique_ptr<Instance>> instances;
+  std::vector<std::unique_ptr<ParetoWalk>> walks;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const DpInstance& spec = *items[k].spec;
+    InstanceResult& result = results[k];
+    result.ordinal = spec.ordinal;
+    result.problem = spec.problem;
+    result.stats.instances = 1;
+    instances.push_back(std::make_unique<Instance>(problem, spec, *items[k].layout, *items[k].table, time_bound, explain));
+    if (spec.vpp == 1 && spec.uneven_layers) {
+      walks.push_back(std::make_unique<ParetoWalk>(spec, *instances.back(), result));
+    } else {
+      solve_uniform(problem, spec, *instances.back(), result);
+    }
   }
-  result.stats.feasible_instances = result.feasible ? 1 : 0;
-  return result;
+  std::vector<DpRun> runs;
+  std::vector<ParetoWalk*> waiting;
+  for (;;) {
+    runs.clear();
+    waiting.clear();
+    for (const std::unique_ptr<ParetoWalk>& walk : walks) {
+      if (walk->done()) continue;
+      runs.push_back(walk->next_run());
+      waiting.push_back(walk.get());
+    }
+    if (runs.empty()) break;
+    const std::vector<DpRunResult> outcomes = runner(runs);
+    if (outcomes.size() != runs.size()) {
+      throw std::logic_error("DP batch runner returned " + std::to_string(outcomes.size()) + " results for " +
+                             std::to_string(runs.size()) + " runs");
+    }
+    for (std::size_t k = 0; k < runs.size(); ++k) waiting[k]->take(outcomes[k]);
+  }
+  for (const std::unique_ptr<ParetoWalk>& walk : walks) walk->finish();
+  for (InstanceResult& result : results) result.stats.feasible_instances = result.feasible ? 1 : 0;
+  return results;
 }
 
 }  // namespace nestfast::search

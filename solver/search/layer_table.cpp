@@ -33,12 +33,15 @@ LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& val
   prefix_.assign(static_cast<std::size_t>(kLayerColumns) * (n + 1), 0.0);
   for (std::size_t c = 0; c < static_cast<std::size_t>(kLayerColumns); ++c)
     for (std::size_t i = 0; i < n; ++i) prefix_[c * (n + 1) + i + 1] = prefix_[c * (n + 1) + i] + values[c][i];
-  working_max_.push_back(std::move(working_bytes));
-  for (std::size_t width = 2; width <= n; width *= 2) {
-    const std::vector<double>& previous = working_max_.back();
-    std::vector<double> next(n - width + 1);
-    for (std::size_t i = 0; i < next.size(); ++i) next[i] = std::max(previous[i], previous[i + width / 2]);
-    working_max_.push_back(std::move(next));
+  // Row k holds n - 2^k + 1 maxima; rows are n apart so a row is found by k * n.
+  working_max_.assign(n, 0.0);
+  std::copy(working_bytes.begin(), working_bytes.end(), working_max_.begin());
+  for (std::size_t half = 1; 2 * half <= n; half *= 2) {
+    const std::size_t previous = working_max_.size() - n;
+    working_max_.resize(working_max_.size() + n, 0.0);
+    const std::size_t row = previous + n;
+    for (std::size_t i = 0; i + 2 * half <= n; ++i)
+      working_max_[row + i] = std::max(working_max_[previous + i], working_max_[previous + i + half]);
   }
   for (const NetworkLevel& level : levels) {
     level_latency_s_.push_back(level.latency_s);
@@ -46,17 +49,17 @@ LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& val
   }
 }
 
-double LayerTable::max_working_bytes(int first, int last) const {
-  const std::size_t length = static_cast<std::size_t>(last - first + 1);
-  std::size_t k = 0;
-  while ((std::size_t{2} << k) <= length) ++k;
-  const std::vector<double>& row = working_max_[k];
-  return std::max(row[static_cast<std::size_t>(first)], row[static_cast<std::size_t>(last + 1) - (std::size_t{1} << k)]);
-}
-
-double LayerTable::p2p_time(int level, double bytes) const {
-  const std::size_t l = static_cast<std::size_t>(std::clamp(level, 0, static_cast<int>(level_latency_s_.size()) - 1));
-  return level_latency_s_[l] + bytes / level_bandwidth_Bps_[l];
+LayerTableView LayerTable::view() const {
+  LayerTableView view;
+  view.layers = layers_;
+  view.prefix = prefix_.data();
+  view.working = working_max_.data();
+  view.output_bytes = output_bytes_.data();
+  view.levels = static_cast<int>(level_latency_s_.size());
+  view.level_latency_s = level_latency_s_.data();
+  view.level_bandwidth_Bps = level_bandwidth_Bps_.data();
+  view.tied_head_params = tied_head_params_;
+  return view;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/cluster/collectives.hpp"
+#include "solver/cluster/host_device.hpp"
 #include "solver/model/model_spec.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -62,6 +63,38 @@ enum class LayerColumn : int {
 };
 inline constexpr int kLayerColumns = static_cast<int>(LayerColumn::Count);
 
+// A LayerTable's storage seen through pointers (LayerTable::view()).
+struct LayerTableView {
+  int layers = 0;                           // chain length L + 2
+  const double* prefix = nullptr;           // kLayerColumns x (layers + 1) prefix sums
+  const double* working = nullptr;          // sparse table: row k (max of 2^k layers) at k * layers
+  const double* output_bytes = nullptr;     // layers
+  int levels = 0;
+  const double* level_latency_s = nullptr;  // levels
+  const double* level_bandwidth_Bps = nullptr;  // levels, effective
+  double tied_head_params = 0;
+
+  NESTFAST_HD double sum(LayerColumn column, int first, int last) const {
+    const double* p = prefix + static_cast<int>(column) * (layers + 1);
+    return p[last + 1] - p[first];
+  }
+
+  NESTFAST_HD double max_working_bytes(int first, int last) const {
+    const int length = last - first + 1;
+    int k = 0;
+    while ((2 << k) <= length) ++k;
+    const double left = working[k * layers + first];
+    const double right = working[k * layers + last + 1 - (1 << k)];
+    return left > right ? left : right;
+  }
+
+  // p2p of `bytes` at `level` (clamped to the levels there are).
+  NESTFAST_HD double p2p_time(int level, double bytes) const {
+    const int l = level < 0 ? 0 : (level >= levels ? levels - 1 : level);
+    return level_latency_s[l] + bytes / level_bandwidth_Bps[l];
+  }
+};
+
 class LayerTable {
  public:
   LayerTable() = default;
@@ -73,10 +106,7 @@ class LayerTable {
   int layers() const { return layers_; }  // L + 2
 
   // Sum of column c over layers first..last (inclusive). O(1).
-  double sum(LayerColumn column, int first, int last) const {
-    const std::size_t base = static_cast<std::size_t>(column) * static_cast<std::size_t>(layers_ + 1);
-    return prefix_[base + static_cast<std::size_t>(last) + 1] - prefix_[base + static_cast<std::size_t>(first)];
-  }
+  double sum(LayerColumn column, int first, int last) const { return view().sum(column, first, last); }
   double value(LayerColumn column, int layer) const { return sum(column, layer, layer); }
 
   // Activation bytes layer i hands to layer i+1 (the p2p payload when a
@@ -84,7 +114,7 @@ class LayerTable {
   double output_bytes(int layer) const { return output_bytes_[static_cast<std::size_t>(layer)]; }
 
   // Max working set over layers first..last. O(1) (sparse table).
-  double max_working_bytes(int first, int last) const;
+  double max_working_bytes(int first, int last) const { return view().max_working_bytes(first, last); }
 
   // With tied embeddings the head keeps its own copy of the embedding
   // matrix (Megatron-LM does so on the last pipeline stage); a stage that
@@ -93,13 +123,16 @@ class LayerTable {
   double tied_head_params() const { return tied_head_params_; }
 
   // p2p of `bytes` at `level` (alpha + bytes / effective bandwidth).
-  double p2p_time(int level, double bytes) const;
+  double p2p_time(int level, double bytes) const { return view().p2p_time(level, bytes); }
+
+  // The storage as plain pointers, valid while the table lives.
+  LayerTableView view() const;
 
  private:
   int layers_ = 0;
   std::vector<double> prefix_;  // kLayerColumns x (layers_ + 1)
   std::vector<double> output_bytes_;
-  std::vector<std::vector<double>> working_max_;  // sparse table, [k][i] = max of 2^k from i
+  std::vector<double> working_max_;  // sparse table, [k * layers_ + i] = max of 2^k layers from i
   std::vector<double> level_latency_s_;
   std::vector<double> level_bandwidth_Bps_;
   double tied_head_params_ = 0;

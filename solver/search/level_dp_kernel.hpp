@@ -32,11 +32,7 @@
 // result is deterministic.
 #include <cstdint>
 
-#if defined(__CUDACC__) || defined(__HIP__)
-#define NESTFAST_HD __host__ __device__
-#else
-#define NESTFAST_HD
-#endif
+#include "solver/cluster/host_device.hpp"
 
 namespace nestfast::search {
 

@@ -5,13 +5,7 @@
 namespace nestfast {
 
 ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage, Optimizer optimizer) {
-  const double d = group_size;
-  const double state = optimizer == Optimizer::Adam ? kAdamStateBytesPerParam : kSgdStateBytesPerParam;
-  ParamStateBytes bytes;
-  bytes.weights = params * kWeightBytesPerParam / (zero_stage >= 3 ? d : 1);
-  bytes.gradients = params * kGradBytesPerParam / (zero_stage >= 2 ? d : 1);
-  bytes.optimizer = params * state / (zero_stage >= 1 ? d : 1);
-  return bytes;
+  return param_state_bytes_of(params, group_size, zero_stage, optimizer_state_bytes_per_param(optimizer));
 }
 
 double stash_depth(int rank, int pp, int vpp, int micro_batches) {

@@ -10,6 +10,7 @@
 // ZeRO over the data-parallel group of size d (the dense or the expert one):
 //   stage 1 divides the optimizer state by d, stage 2 also the grads,
 //   stage 3 also the weights.
+#include "solver/cluster/host_device.hpp"
 #include "solver/search/execution.hpp"
 
 namespace nestfast {
@@ -35,8 +36,24 @@ struct ParamStateBytes {
   double weights = 0;
   double gradients = 0;
   double optimizer = 0;
-  double total() const { return weights + gradients + optimizer; }
+  NESTFAST_HD double total() const { return weights + gradients + optimizer; }
 };
+
+// The same with the optimizer given by its state bytes per parameter
+// (header-only: the gpu/ DP batch computes it too).
+NESTFAST_HD inline ParamStateBytes param_state_bytes_of(double params, int group_size, int zero_stage,
+                                                        double state_bytes_per_param) {
+  const double d = group_size;
+  ParamStateBytes bytes;
+  bytes.weights = params * kWeightBytesPerParam / (zero_stage >= 3 ? d : 1);
+  bytes.gradients = params * kGradBytesPerParam / (zero_stage >= 2 ? d : 1);
+  bytes.optimizer = params * state_bytes_per_param / (zero_stage >= 1 ? d : 1);
+  return bytes;
+}
+
+inline double optimizer_state_bytes_per_param(Optimizer optimizer) {
+  return optimizer == Optimizer::Adam ? kAdamStateBytesPerParam : kSgdStateBytesPerParam;
+}
 
 // State of `params` parameters replicated over a data-parallel group of
 // `group_size` ranks under `zero_stage`.

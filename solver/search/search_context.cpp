@@ -70,11 +70,10 @@ double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, c
 double memory_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table) {
   // ZeRO sharding needs only the group sizes, which the degrees fix.
   ReplicaContext replicas;
-  replicas.cluster = &problem.cluster;
   replicas.dense_dp_size = instance.dp * instance.cp;
   replicas.expert_dp_size = instance.dp / instance.ep * instance.cp;
   replicas.zero_stage = instance.zero_stage;
-  replicas.optimizer = problem.optimizer;
+  replicas.state_bytes_per_param = optimizer_state_bytes_per_param(problem.optimizer);
   const int last = table.layers() - 1;
   StageFootprint dense_share;
   dense_share.dense_params = table.sum(LayerColumn::DenseParams, 0, last) / instance.pp;

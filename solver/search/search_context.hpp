@@ -11,9 +11,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "solver/search/dp_batch.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/solve.hpp"
@@ -77,5 +79,19 @@ double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, c
 // it is solve_instance exactly.
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& instance, const ExecutionLayout& layout,
                               const LayerTable& table, double time_bound, bool explain);
+
+// One instance of a batch with its prepared layout and table.
+struct PreparedItem {
+  const DpInstance* spec = nullptr;
+  const ExecutionLayout* layout = nullptr;
+  const LayerTable* table = nullptr;
+};
+
+// solve_prepared on every item, their Pareto walks advanced in rounds: each
+// round hands one DP run of every unfinished walk to `runner` at once (a GPU
+// batch). Equal to solve_prepared item by item whatever the runner, as long
+// as it returns what level_dp_run does.
+std::vector<InstanceResult> solve_prepared_batch(const SolveProblem& problem, std::span<const PreparedItem> items,
+                                                 double time_bound, bool explain, const DpBatchRunner& runner);
 
 }  // namespace nestfast::search
