@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -27,29 +29,125 @@ std::vector<std::int64_t> level_spans(const ClusterSpec& cluster) {
   return spans;
 }
 
-int common_level_with(const std::vector<std::int64_t>& spans, std::int64_t a, std::int64_t b) {
-  for (std::size_t l = 0; l < spans.size(); ++l)
-    if (a / spans[l] == b / spans[l]) return static_cast<int>(l);
-  return static_cast<int>(spans.size()) - 1;
+// Every device of a group of dims is base + offset, offset = sum of the
+// members' coordinate * stride, base the same over the other dims. Because
+// the strides are a mixed radix (each is the product of the sizes placed
+// inside it), a level whose span exceeds the largest device index holds
+// everything in one block, and below that a set of devices meets level
+// blocks in a way that depends only on residues modulo the spans. So group
+// shapes and boundary levels are computed per level over residues, never
+// per device (a unit test checks them against the per-device enumeration).
+
+struct Digit {
+  std::int64_t stride = 1;
+  std::int64_t size = 1;
+};
+
+// The dims' (stride, size), sizes > 1 only, by increasing stride.
+std::vector<Digit> digits_of(const ExecutionLayout& layout, const std::vector<int>& dims) {
+  std::vector<Digit> digits;
+  for (int d : dims) {
+    const auto i = static_cast<std::size_t>(d);
+    if (layout.size[i] > 1) digits.push_back({layout.stride[i], layout.size[i]});
+  }
+  std::sort(digits.begin(), digits.end(), [](const Digit& a, const Digit& b) { return a.stride < b.stride; });
+  return digits;
 }
 
-// Calls visit(offset) for every combination of coordinates of `dims`
-// (offset = sum of coordinate * stride).
-template <typename Visit>
-void for_each_offset(const ExecutionLayout& layout, const std::vector<int>& dims, Visit&& visit) {
-  std::vector<int> coordinate(dims.size(), 0);
-  while (true) {
-    std::int64_t offset = 0;
-    for (std::size_t i = 0; i < dims.size(); ++i)
-      offset += static_cast<std::int64_t>(coordinate[i]) * layout.stride[static_cast<std::size_t>(dims[i])];
-    visit(offset);
-    std::size_t i = 0;
-    for (; i < dims.size(); ++i) {
-      if (++coordinate[i] < layout.size[static_cast<std::size_t>(dims[i])]) break;
-      coordinate[i] = 0;
+// {offset mod modulus} over all offsets of `digits`, as a membership map.
+std::vector<char> residues(const std::vector<Digit>& digits, std::int64_t modulus) {
+  std::vector<char> seen(static_cast<std::size_t>(modulus), 0);
+  std::vector<std::int64_t> found = {0};
+  seen[0] = 1;
+  for (const Digit& digit : digits) {
+    const std::int64_t step = digit.stride % modulus;
+    if (step == 0) continue;
+    // After modulus / gcd steps the residues repeat.
+    const std::int64_t steps = std::min(digit.size, modulus / std::gcd(step, modulus));
+    const std::size_t before = found.size();
+    for (std::size_t k = 0; k < before; ++k) {
+      for (std::int64_t a = 1; a < steps; ++a) {
+        const std::int64_t r = (found[k] + a * step) % modulus;
+        if (!seen[static_cast<std::size_t>(r)]) {
+          seen[static_cast<std::size_t>(r)] = 1;
+          found.push_back(r);
+        }
+      }
     }
-    if (i == dims.size()) return;
   }
+  return seen;
+}
+
+// How many blocks of `span` devices the set y + offsets(digits) meets, for
+// y in [0, span). With O_j the offsets of digits 0..j and E_j their largest,
+// y + O_j is n_j translates y + a*t_j + O_{j-1} lying in disjoint increasing
+// intervals (E_{j-1} < t_j), so their block sets are sorted and share at
+// most an end block with the next: count = sum of the translates' counts
+// minus the shared ends. Both terms depend only on (y + a*t_j) mod span,
+// which is periodic in a, so each count costs one period, memoised.
+class BlockCounter {
+ public:
+  BlockCounter(std::int64_t span, std::vector<Digit> digits) : span_(span), digits_(std::move(digits)) {
+    std::int64_t extent = 0;
+    for (const Digit& digit : digits_) {
+      inner_extent_.push_back(extent);
+      extent += (digit.size - 1) * digit.stride;
+      memo_.emplace_back(static_cast<std::size_t>(span_), -1);
+    }
+  }
+
+  int blocks(std::int64_t y) { return count(static_cast<int>(digits_.size()) - 1, y); }
+
+ private:
+  int count(int j, std::int64_t y) {
+    if (j < 0) return 1;
+    int& memo = memo_[static_cast<std::size_t>(j)][static_cast<std::size_t>(y)];
+    if (memo >= 0) return memo;
+    const Digit& digit = digits_[static_cast<std::size_t>(j)];
+    const std::int64_t extent = inner_extent_[static_cast<std::size_t>(j)];
+    const std::int64_t step = digit.stride % span_;
+    const std::int64_t period = step == 0 ? 1 : span_ / std::gcd(step, span_);
+    // Translate a (start residue r) minus its end block shared with a + 1.
+    auto own = [&](std::int64_t r) {
+      const bool shared = (r + extent) / span_ == (r + digit.stride) / span_;
+      return count(j - 1, r) - (shared ? 1 : 0);
+    };
+    const std::int64_t shared_pairs = digit.size - 1;  // translates 0..n-2 have a successor
+    const std::int64_t partial = shared_pairs % period;
+    std::int64_t period_sum = 0, partial_sum = 0;
+    std::int64_t r = y;
+    for (std::int64_t a = 0; a < std::min(shared_pairs, period); ++a) {
+      if (a == partial) partial_sum = period_sum;
+      period_sum += own(r);
+      r = (r + step) % span_;
+    }
+    if (partial == std::min(shared_pairs, period)) partial_sum = period_sum;
+    const std::int64_t last = (y + shared_pairs % period * step) % span_;
+    const std::int64_t total = shared_pairs / period * period_sum + partial_sum + count(j - 1, last);
+    memo = static_cast<int>(total);
+    return memo;
+  }
+
+  std::int64_t span_;
+  std::vector<Digit> digits_;
+  std::vector<std::int64_t> inner_extent_;  // E_{j-1}: the largest offset of digits 0..j-1
+  std::vector<std::vector<int>> memo_;
+};
+
+// The largest span below `devices`: block counts at every level depend only
+// on a base's residue modulo it (spans are nested; wider levels hold all
+// devices in one block). 0 when no level splits the devices.
+std::int64_t residue_modulus(const std::vector<std::int64_t>& spans, std::int64_t devices) {
+  std::int64_t modulus = 0;
+  for (std::int64_t span : spans)
+    if (span < devices) modulus = std::max(modulus, span);
+  return modulus;
+}
+
+std::int64_t device_count(const ExecutionLayout& layout) {
+  std::int64_t devices = 1;
+  for (int size : layout.size) devices *= size;
+  return devices;
 }
 
 // The shape of the groups formed by `members` (dims), worst copy: the one
@@ -65,26 +163,21 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
       others.push_back(d);
   }
   const std::size_t levels = spans.size();
+  const std::int64_t devices = device_count(layout);
   std::vector<int> worst(levels, 1);
-  std::vector<std::int64_t> member_offsets;
-  for_each_offset(layout, members, [&](std::int64_t offset) { member_offsets.push_back(offset); });
-  // Sorted offsets make (base + offset) / span non-decreasing, so distinct
-  // blocks are counted in one pass.
-  std::sort(member_offsets.begin(), member_offsets.end());
-  std::vector<int> touched(levels, 1);
-  for_each_offset(layout, others, [&](std::int64_t base) {
-    for (std::size_t l = 0; l < levels; ++l) {
-      int count = 0;
-      std::int64_t last_block = -1;
-      for (std::int64_t offset : member_offsets) {
-        const std::int64_t block = (base + offset) / spans[l];
-        if (block != last_block) ++count;
-        last_block = block;
-      }
-      touched[l] = count;
+  const std::int64_t modulus = residue_modulus(spans, devices);
+  if (modulus > 0) {
+    std::vector<BlockCounter> counters;
+    for (std::size_t l = 0; l < levels && spans[l] < devices; ++l)
+      counters.emplace_back(spans[l], digits_of(layout, members));
+    const std::vector<char> bases = residues(digits_of(layout, others), modulus);
+    std::vector<int> touched(levels, 1);
+    for (std::int64_t base = 0; base < modulus; ++base) {
+      if (!bases[static_cast<std::size_t>(base)]) continue;
+      for (std::size_t l = 0; l < counters.size(); ++l) touched[l] = counters[l].blocks(base % spans[l]);
+      if (std::lexicographical_compare(worst.rbegin(), worst.rend(), touched.rbegin(), touched.rend())) worst = touched;
     }
-    if (std::lexicographical_compare(worst.rbegin(), worst.rend(), touched.rbegin(), touched.rend())) worst = touched;
-  });
+  }
   GroupShape shape;
   shape.fanout.assign(levels, 1);
   int inner = group_size;
@@ -94,6 +187,48 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
   }
   return shape;
 }
+
+// Level of the p2p between pipeline ranks whose first devices are `from` and
+// `to`, for every copy (offset of the other dims) at once: the lowest level
+// whose blocks hold both ends of every copy. With low = min(from, to) and
+// gap = |to - from|, copy o fits a block of `span` iff
+// (low + o) mod span + gap < span.
+class BoundaryLevels {
+ public:
+  BoundaryLevels(const ExecutionLayout& layout, const std::vector<std::int64_t>& spans, const std::vector<int>& others)
+      : spans_(spans), devices_(device_count(layout)) {
+    const std::vector<Digit> digits = digits_of(layout, others);
+    for (std::int64_t span : spans_) {
+      // below[v] = the largest offset residue < v (residue 0 always exists).
+      std::vector<std::int64_t> below;
+      if (span < devices_) {
+        const std::vector<char> seen = residues(digits, span);
+        below.assign(static_cast<std::size_t>(span) + 1, 0);
+        for (std::int64_t v = 1; v <= span; ++v)
+          below[static_cast<std::size_t>(v)] = seen[static_cast<std::size_t>(v - 1)] ? v - 1 : below[static_cast<std::size_t>(v - 1)];
+      }
+      largest_below_.push_back(std::move(below));
+    }
+  }
+
+  int level(std::int64_t from, std::int64_t to) const {
+    const std::int64_t low = std::min(from, to), gap = std::abs(to - from);
+    for (std::size_t l = 0; l < spans_.size(); ++l) {
+      const std::int64_t span = spans_[l];
+      if (span >= devices_) return static_cast<int>(l);  // one block holds every device
+      if (gap >= span) continue;
+      const std::int64_t start = low % span;
+      const std::int64_t highest = start + largest_below_[l][static_cast<std::size_t>(span - start)];
+      if (highest + gap < span) return static_cast<int>(l);
+    }
+    return static_cast<int>(spans_.size()) - 1;
+  }
+
+ private:
+  std::vector<std::int64_t> spans_;
+  std::int64_t devices_;
+  std::vector<std::vector<std::int64_t>> largest_below_;
+};
 
 [[noreturn]] void bad(const std::string& flag, const std::string& message) {
   throw std::invalid_argument(flag + ": " + message);
@@ -194,17 +329,12 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
   const std::int64_t pp_stride = layout.stride[static_cast<std::size_t>(pp)];
   layout.rank_first_device.resize(static_cast<std::size_t>(ranks));
   layout.rank_boundary_level.assign(static_cast<std::size_t>(ranks), -1);
-  std::vector<int> others = {tp, cp, ep, dp};
+  const BoundaryLevels boundaries(layout, spans, {tp, cp, ep, dp});
   for (int r = 0; r < ranks; ++r) {
     layout.rank_first_device[static_cast<std::size_t>(r)] = static_cast<int>(r * pp_stride);
     if (ranks == 1) continue;
     const std::int64_t from = (r + ranks - 1) % ranks * pp_stride;
-    const std::int64_t to = r * pp_stride;
-    int level = 0;
-    for_each_offset(layout, others, [&](std::int64_t offset) {
-      level = std::max(level, common_level_with(spans, from + offset, to + offset));
-    });
-    layout.rank_boundary_level[static_cast<std::size_t>(r)] = level;
+    layout.rank_boundary_level[static_cast<std::size_t>(r)] = boundaries.level(from, r * pp_stride);
   }
   return layout;
 }
