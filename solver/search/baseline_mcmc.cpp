@@ -5,6 +5,7 @@
 // that rank); IncrementalPrice keeps the plan's price_plan price up to date.
 // The best plan found is re-priced by evaluate_plan.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -72,9 +73,9 @@ class Walk {
         first = end;
       }
     }
-    const std::vector<Recompute> modes = allowed_modes(instance);
+    const Modes modes = allowed_modes(instance);
     for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-      if (i < static_cast<std::size_t>(instance.pp)) plan.stages[i].recompute = modes[pick(modes.size())];
+      if (i < static_cast<std::size_t>(instance.pp)) plan.stages[i].recompute = modes.list[pick(modes.count)];
       else plan.stages[i].recompute = plan.stages[i % static_cast<std::size_t>(instance.pp)].recompute;
     }
     return into.price.reset(problem_, std::move(plan), *prepared.layout, *prepared.table);
@@ -96,9 +97,9 @@ class Walk {
       if (moved == plan.stages[stage].first_layer) return 0;
       return current.price.move_boundary(static_cast<int>(stage), moved);
     }
-    const std::vector<Recompute> modes = allowed_modes(instance);
+    const Modes modes = allowed_modes(instance);
     const std::size_t rank = pick(static_cast<std::size_t>(plan.pp));
-    const Recompute mode = modes[pick(modes.size())];
+    const Recompute mode = modes.list[pick(modes.count)];
     if (plan.stages[rank].recompute == mode) return 0;
     return current.price.set_rank_recompute(static_cast<int>(rank), mode);
   }
@@ -108,10 +109,14 @@ class Walk {
  private:
   std::size_t pick(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
   static bool uneven(const DpInstance& instance) { return instance.vpp == 1 && instance.uneven_layers; }
-  static std::vector<Recompute> allowed_modes(const DpInstance& instance) {
-    std::vector<Recompute> modes;
+  struct Modes {
+    std::array<Recompute, kRecomputeModes> list{};
+    std::size_t count = 0;
+  };
+  static Modes allowed_modes(const DpInstance& instance) {
+    Modes modes;
     for (Recompute mode : {Recompute::None, Recompute::Selective, Recompute::Full}) {
-      if (instance.recompute_mask & (1u << static_cast<unsigned>(mode))) modes.push_back(mode);
+      if (instance.recompute_mask & (1u << static_cast<unsigned>(mode))) modes.list[modes.count++] = mode;
     }
     return modes;
   }
