@@ -1,8 +1,9 @@
 // nestfast-gpu-bench: the device measurements of gpu/device-check.sh, as one
 // JSON object on stdout (docs/gpu.md describes the keys).
-//  - dp:   random flat DP instances solved by the CPU DP (one thread, then
-//          OpenMP) and by the batched kernel; every device result is compared
-//          with the CPU's, bit for bit.
+//  - dp:   every DP instance of a solve sweep (preset model and cluster, full
+//          strategy space), solved without a bound by the CPU DP (one thread,
+//          then OpenMP) and by the batched kernel (one batch per Pareto
+//          round); every device result is compared with the CPU's, bit for bit.
 //  - copy: a device copy plan gathering many scattered pieces, its bandwidth
 //          and a byte-exact check.
 #include <omp.h>
@@ -21,53 +22,89 @@
 #include "gpu/buffers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/pack.hpp"
-#include "gpu/random_dp_instances.hpp"
+#include "io/presets/presets.hpp"
+#include "solver/search/search_context.hpp"
 
 namespace {
 
-using nestfast::gpu::FlatDpInstance;
-using nestfast::gpu::FlatDpResult;
+using nestfast::search::InstanceResult;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-bool same(const FlatDpResult& a, const FlatDpResult& b) {
-  return a.bottleneck == b.bottleneck && a.boundaries == b.boundaries && a.counters.states == b.counters.states &&
-         a.counters.transitions == b.counters.transitions;
+bool same(const InstanceResult& a, const InstanceResult& b) {
+  if (a.feasible != b.feasible || a.iteration_time_s != b.iteration_time_s ||
+      a.plan.stages.size() != b.plan.stages.size() || a.stats.transitions != b.stats.transitions) {
+    return false;
+  }
+  for (std::size_t s = 0; s < a.plan.stages.size(); ++s) {
+    if (a.plan.stages[s].first_layer != b.plan.stages[s].first_layer ||
+        a.plan.stages[s].recompute != b.plan.stages[s].recompute) {
+      return false;
+    }
+  }
+  return true;
 }
 
-nlohmann::json bench_dp(int count, int max_layers, int max_stages, bool device) {
-  std::mt19937 random(42);
-  std::vector<FlatDpInstance> instances;
-  for (int k = 0; k < count; ++k) instances.push_back(nestfast::gpu::random_flat_dp_instance(random, max_layers, max_stages));
-  nlohmann::json out = {{"instances", count}, {"max_layers", max_layers}, {"max_stages", max_stages}};
-
+nlohmann::json bench_dp(const std::string& model, const std::string& cluster, int gpus, int gbs, bool device) {
+  namespace search = nestfast::search;
+  search::SolveProblem problem;
+  problem.model = nestfast::io::load_model(model);
+  problem.cluster = nestfast::io::load_cluster(cluster);
+  problem.gpus = gpus;
+  problem.global_batch = gbs;
+  const search::StrategySpace space;
+  const std::vector<search::DpInstance> instances = search::enumerate_instances(problem, space);
+  search::SearchContext context(problem, instances);
+  nlohmann::json out = {{"model", model}, {"cluster", cluster}, {"gpus", gpus}, {"gbs", gbs}};
   auto start = std::chrono::steady_clock::now();
-  std::vector<FlatDpResult> cpu(instances.size());
-  for (std::size_t k = 0; k < instances.size(); ++k) cpu[k] = nestfast::gpu::solve_flat_dp_cpu(instances[k]);
+  std::vector<search::PreparedInstance> prepared(instances.size());
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long k = 0; k < static_cast<long>(instances.size()); ++k) {
+    prepared[static_cast<std::size_t>(k)] = context.prepare(static_cast<std::size_t>(k));
+  }
+  std::vector<search::PreparedItem> items;
+  for (std::size_t k = 0; k < instances.size(); ++k) {
+    items.push_back({&instances[k], prepared[k].layout.get(), prepared[k].table.get()});
+  }
+  out["instances"] = instances.size();
+  out["prepare_openmp_s"] = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  std::vector<InstanceResult> cpu;
+  for (const search::PreparedItem& item : items) {
+    cpu.push_back(search::solve_prepared(problem, *item.spec, *item.layout, *item.table, search::kDpInfinity, false));
+  }
   out["cpu_serial_s"] = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  std::vector<FlatDpResult> parallel(instances.size());
+  std::vector<InstanceResult> parallel(items.size());
 #pragma omp parallel for schedule(dynamic, 16)
-  for (long k = 0; k < static_cast<long>(instances.size()); ++k) {
-    parallel[static_cast<std::size_t>(k)] = nestfast::gpu::solve_flat_dp_cpu(instances[static_cast<std::size_t>(k)]);
+  for (long k = 0; k < static_cast<long>(items.size()); ++k) {
+    const search::PreparedItem& item = items[static_cast<std::size_t>(k)];
+    parallel[static_cast<std::size_t>(k)] =
+        search::solve_prepared(problem, *item.spec, *item.layout, *item.table, search::kDpInfinity, false);
   }
   out["cpu_openmp_s"] = seconds_since(start);
   out["openmp_threads"] = omp_get_max_threads();
+  std::uint64_t runs = 0;
+  for (const InstanceResult& r : cpu) runs += r.stats.dp_runs;
+  out["dp_runs"] = runs;
 
   if (!device) {
     out["device_s"] = nullptr;
     out["device_note"] = "no device";
     return out;
   }
-  (void)nestfast::gpu::solve_flat_dp_batch(std::span(instances).first(1));  // context creation, not timed
+  (void)search::solve_prepared_batch(problem, std::span(items).first(1), search::kDpInfinity, false,
+                                     nestfast::gpu::run_dp_batch_on_device);  // context creation, not timed
   start = std::chrono::steady_clock::now();
-  const std::vector<FlatDpResult> batch = nestfast::gpu::solve_flat_dp_batch(instances);
+  const std::vector<InstanceResult> batch =
+      search::solve_prepared_batch(problem, items, search::kDpInfinity, false, nestfast::gpu::run_dp_batch_on_device);
   out["device_s"] = seconds_since(start);
   std::size_t mismatches = 0;
-  for (std::size_t k = 0; k < instances.size(); ++k) mismatches += same(batch[k], cpu[k]) ? 0 : 1;
+  for (std::size_t k = 0; k < items.size(); ++k) mismatches += same(batch[k], cpu[k]) ? 0 : 1;
   out["device_mismatches"] = mismatches;
   out["device_speedup_vs_openmp"] = out["cpu_openmp_s"].get<double>() / out["device_s"].get<double>();
   return out;
@@ -104,19 +141,21 @@ nlohmann::json bench_copy(std::uint64_t total_bytes, std::uint64_t piece_bytes) 
 
 int main(int argc, char** argv) {
   CLI::App app("nestfast-gpu-bench: batched DP and copy-plan timings for gpu/device-check.sh");
-  int instances = 20000;
-  int max_layers = 130;
-  int max_stages = 16;
+  std::string model = "llama3-70b";
+  std::string cluster = "h100-spineleaf";
+  int gpus = 256;
+  int gbs = 1024;
   std::uint64_t copy_mib = 256;
-  app.add_option("--instances", instances, "random DP instances")->check(CLI::Range(1, 10000000));
-  app.add_option("--max-layers", max_layers, "layers per instance, at most")->check(CLI::Range(1, 2000));
-  app.add_option("--max-stages", max_stages, "pipeline stages per instance, at most")->check(CLI::Range(1, 512));
+  app.add_option("--model", model, "model preset of the DP sweep");
+  app.add_option("--cluster", cluster, "cluster preset of the DP sweep");
+  app.add_option("--gpus", gpus, "devices of the DP sweep")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--gbs", gbs, "global batch of the DP sweep")->check(CLI::Range(1, 1 << 24));
   app.add_option("--copy-mib", copy_mib, "bytes gathered by the copy benchmark, MiB")->check(CLI::Range(1, 65536));
   CLI11_PARSE(app, argc, argv);
 
   const bool device = nestfast::gpu::device_count() > 0;
   nlohmann::json report = {{"backend", nestfast::gpu::backend_name()}, {"devices", nestfast::gpu::device_count()}};
-  report["dp"] = bench_dp(instances, max_layers, max_stages, device);
+  report["dp"] = bench_dp(model, cluster, gpus, gbs, device);
   if (device) {
     report["copy"] = nlohmann::json::array();
     for (std::uint64_t piece : {std::uint64_t{4096}, std::uint64_t{65536}, std::uint64_t{1} << 20}) {

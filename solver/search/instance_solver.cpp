@@ -171,6 +171,10 @@ class ParetoWalk {
       t_max = std::max(t_max, choice.time_s);
       s_max = std::max(s_max, oracle_.params(a, b));
     }
+    if (!(s_max < cap_)) {
+      // Each step must lower the cap, or the walk would never end.
+      throw std::logic_error("DP run returned a plan at or above its parameter cap");
+    }
     ++result_.stats.plans_evaluated;
     const double time = pipeline_time(instance_.micro_batches, pp, 1, t_max).total_s() + s_max;
     if (time < best_time_) {

@@ -34,6 +34,7 @@ class SearchContext {
 
   // An iteration time no plan of instance i beats.
   double lower_bound(std::size_t i) const { return lower_bound_[i]; }
+  const std::vector<double>& lower_bounds() const { return lower_bound_; }
   // Whether no plan of instance i can fit (memory_floor exceeds HBM).
   bool surely_infeasible(std::size_t i) const { return surely_infeasible_[i] != 0; }
   // Layout and layer table of instance i; safe to call from many threads.

@@ -47,22 +47,11 @@ class Incumbents {
   double bound_ = kDpInfinity;
 };
 
-}  // namespace
-
-SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const SolveOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::vector<DpInstance> instances = enumerate_instances(problem, space);
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-  const int top_k = std::max(options.top_k, 1);
-  SearchContext context(problem, instances);
-  std::vector<double> lower(instances.size());
-  for (std::size_t i = 0; i < instances.size(); ++i) lower[i] = context.lower_bound(i);
-  std::vector<std::size_t> order(instances.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return lower[a] != lower[b] ? lower[a] < lower[b] : a < b;
-  });
-
+// Instances one by one on OpenMP threads, each bounded by the k-th best
+// time known when it starts.
+SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpInstance>& instances,
+                             SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k) {
+  const std::vector<double>& lower = context.lower_bounds();
   Incumbents incumbents(top_k);
   const auto count = static_cast<std::int64_t>(instances.size());
   std::vector<SolveResult> partial(static_cast<std::size_t>(threads));
@@ -85,7 +74,7 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
       }
       try {
         const PreparedInstance prepared = context.prepare(i);
-        // Infeasible instances are diagnosed only if nothing fits (below).
+        // Infeasible instances are diagnosed only if nothing fits (see solve).
         InstanceResult result = solve_prepared(problem, instances[i], *prepared.layout, *prepared.table, bound, false);
         if (result.feasible) incumbents.offer(result.iteration_time_s);
         if (result.pruned_by_bound) ++result.stats.pruned_instances;
@@ -107,9 +96,85 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
   if (failed_ordinal < instances.size()) {
     throw std::runtime_error("solving instance " + std::to_string(failed_ordinal) + ": " + failure);
   }
-
   SolveResult result;
   for (const SolveResult& part : partial) result = merge(result, part, top_k);
+  return result;
+}
+
+// Instances in waves through a DP batch runner: the first wave is small so
+// that a bound exists soon, later ones double up to kMaxWave. A wave is
+// bounded by the k-th best time known when it starts; its layouts and
+// tables are prepared on OpenMP threads, its DP runs go to the runner.
+SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInstance>& instances,
+                           SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k,
+                           const DpBatchRunner& runner) {
+  constexpr std::size_t kMaxWave = 16384;
+  const std::vector<double>& lower = context.lower_bounds();
+  Incumbents incumbents(top_k);
+  SolveResult result;
+  std::size_t wave = static_cast<std::size_t>(8 * top_k);
+  for (std::size_t first = 0; first < order.size(); first += wave, wave = std::min(2 * wave, kMaxWave)) {
+    const double bound = incumbents.bound();
+    std::vector<std::size_t> chosen;
+    for (std::size_t k = first; k < std::min(first + wave, order.size()); ++k) {
+      const std::size_t i = order[k];
+      if (lower[i] > bound || context.surely_infeasible(i)) {
+        ++result.stats.pruned_instances;
+        ++result.stats.instances;
+        continue;
+      }
+      chosen.push_back(i);
+    }
+    std::vector<PreparedInstance> prepared(chosen.size());
+    std::size_t failed_ordinal = instances.size();
+    std::string failure;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(chosen.size()); ++k) {
+      try {
+        prepared[static_cast<std::size_t>(k)] = context.prepare(chosen[static_cast<std::size_t>(k)]);
+      } catch (const std::exception& error) {
+#pragma omp critical(nestfast_solve_failure)
+        if (chosen[static_cast<std::size_t>(k)] < failed_ordinal) {
+          failed_ordinal = chosen[static_cast<std::size_t>(k)];
+          failure = error.what();
+        }
+      }
+    }
+    if (failed_ordinal < instances.size()) {
+      throw std::runtime_error("solving instance " + std::to_string(failed_ordinal) + ": " + failure);
+    }
+    std::vector<PreparedItem> items;
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      items.push_back({&instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});
+    }
+    std::vector<InstanceResult> batch = solve_prepared_batch(problem, items, bound, false, runner);
+    for (InstanceResult& instance_result : batch) {
+      if (instance_result.feasible) incumbents.offer(instance_result.iteration_time_s);
+      if (instance_result.pruned_by_bound) ++instance_result.stats.pruned_instances;
+    }
+    result = merge(result, reduce(batch, top_k), top_k);
+  }
+  return result;
+}
+
+}  // namespace
+
+SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const SolveOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<DpInstance> instances = enumerate_instances(problem, space);
+  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int top_k = std::max(options.top_k, 1);
+  SearchContext context(problem, instances);
+  const std::vector<double>& lower = context.lower_bounds();
+  std::vector<std::size_t> order(instances.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return lower[a] != lower[b] ? lower[a] < lower[b] : a < b;
+  });
+  const auto count = static_cast<std::int64_t>(instances.size());
+  SolveResult result = options.dp_batch_runner
+                           ? solve_in_waves(problem, instances, context, order, threads, top_k, options.dp_batch_runner)
+                           : solve_on_threads(problem, instances, context, order, threads, top_k);
   if (!result.feasible) {
     // Nothing fits anywhere: now name the tightest constraint (every
     // instance's least memory), which the first pass skipped.

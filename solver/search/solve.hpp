@@ -26,6 +26,7 @@
 
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/model/model_spec.hpp"
+#include "solver/search/dp_batch.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/strategy_space.hpp"
 
@@ -114,6 +115,10 @@ struct SolveOptions {
   bool baselines = true;
   std::uint64_t mcmc_seed = 1;
   int exhaustive_max_plans = 200000;  // run the exhaustive baseline only below this many plans
+  // Empty: OpenMP threads run each instance's DP on the CPU. Set (a GPU
+  // batch, gpu/batched_dp.hpp): instances go in waves of growing size, each
+  // wave's DP runs to the runner together. The plans are the same either way.
+  DpBatchRunner dp_batch_runner;
 };
 
 // Every valid instance, in a deterministic order (ordinal = index). Throws

@@ -17,21 +17,6 @@ namespace {
 
 constexpr int kCases = 200;
 
-// HBM between the runtime reserve and the memory of the plainest plan
-// (no pipeline, no recompute, no ZeRO), so some plans do not fit.
-void tighten_memory(testing::RandomCase& c, std::uint64_t seed) {
-  std::mt19937_64 rng(seed * 7919 + 1);
-  c.problem.cluster.gpu.hbm_bytes = 1ull << 50;
-  Execution plain;
-  plain.dp = c.problem.gpus;
-  plain.micro_batch = c.space.micro_batch.front();
-  plain.global_batch = c.problem.global_batch;
-  const double big = evaluate_plan(c.problem.model, c.problem.cluster, plain).memory_peak_bytes;
-  const double fraction = std::uniform_real_distribution<double>(0.2, 1.05)(rng);
-  c.problem.cluster.gpu.hbm_bytes =
-      static_cast<std::uint64_t>(kRuntimeReserveBytes + fraction * (big - kRuntimeReserveBytes));
-}
-
 TEST(DpVsExhaustive, IdenticalOptimumOnRandomSmallProblems) {
   int instances_checked = 0;
   int infeasible_instances = 0;
@@ -42,7 +27,7 @@ TEST(DpVsExhaustive, IdenticalOptimumOnRandomSmallProblems) {
   int uniform_instances = 0;
   for (int seed = 1; seed <= kCases; ++seed) {
     testing::RandomCase c = testing::random_case(static_cast<std::uint64_t>(seed));
-    tighten_memory(c, static_cast<std::uint64_t>(seed));
+    testing::tighten_memory(c, static_cast<std::uint64_t>(seed));
     // Some cases also hold interleaved and even-split instances (the
     // uniform-stage path, recompute chosen per pipeline rank).
     if (seed % 5 == 0) c.space.vpp = {1, 2};

@@ -1,174 +1,175 @@
-// The batched DP: the flat oracle's costs, the CPU reference against brute
-// force, the host emulation of the kernel against the CPU DP on >= 1000
-// random instances, and (with a device) the kernel itself.
+// The batched DP on the real cost model: the host emulation of the kernel
+// (what CI runs) and, with a device, the kernel itself must give exactly
+// what the CPU DP gives, on >= 1000 random instances of random small models
+// and 3-level clusters with tight memory (pruning, recompute, Pareto walks),
+// with and without a time bound; and solve() through a DP batch runner
+// (waves) must return the CPU search's plans on a real preset.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <functional>
-#include <limits>
-#include <random>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
 #include "gpu/batched_dp.hpp"
 #include "gpu/device.hpp"
-#include "gpu/random_dp_instances.hpp"
+#include "io/presets/presets.hpp"
+#include "solver/search/search_context.hpp"
+#include "tests/unit/search/random_problem.hpp"
 
 namespace nestfast::gpu {
 namespace {
 
-using search::kDpInfinity;
+using search::InstanceResult;
 
-double& cell(FlatDpInstance& instance, int column, int layer) {
-  return instance.layer_values[static_cast<std::size_t>(column * instance.layers + layer)];
-}
-
-// Every partition of the layers into the instance's stages.
-double brute_force(const FlatDpInstance& instance, const FlatStageOracle& oracle) {
-  double best = kDpInfinity;
-  std::vector<int> bounds(static_cast<std::size_t>(instance.stages) + 1, 0);
-  bounds.back() = instance.layers;
-  std::function<void(int, double)> place = [&](int stage, double worst) {
-    if (stage == instance.stages) {
-      if (worst < best) best = worst;
-      return;
-    }
-    const int a = bounds[static_cast<std::size_t>(stage)];
-    const int remaining = instance.stages - stage - 1;
-    const int first_b = stage == instance.stages - 1 ? instance.layers : a + 1;
-    for (int b = first_b; b <= instance.layers - remaining; ++b) {
-      if (instance.param_cap < kDpInfinity && !(oracle.params(a, b) < instance.param_cap)) break;
-      const double t = oracle.time(a, b, stage);
-      if (t >= kDpInfinity) break;
-      bounds[static_cast<std::size_t>(stage) + 1] = b;
-      place(stage + 1, std::max(worst, t));
-    }
-  };
-  place(0, 0.0);
-  return best < instance.bottleneck_limit ? best : kDpInfinity;
-}
-
-void expect_same(const FlatDpResult& got, const FlatDpResult& want, std::size_t index) {
-  ASSERT_EQ(got.bottleneck, want.bottleneck) << "instance " << index;  // bit-identical, not close
-  ASSERT_EQ(got.boundaries, want.boundaries) << "instance " << index;
-  ASSERT_EQ(got.counters.states, want.counters.states) << "instance " << index;
-  ASSERT_EQ(got.counters.transitions, want.counters.transitions) << "instance " << index;
-  ASSERT_EQ(got.counters.pruned_memory, want.counters.pruned_memory) << "instance " << index;
-  ASSERT_EQ(got.counters.pruned_params, want.counters.pruned_params) << "instance " << index;
-  ASSERT_EQ(got.counters.pruned_bound, want.counters.pruned_bound) << "instance " << index;
-}
-
-TEST(GpuBatchedDp, FlatOraclePricesAStageByHand) {
-  FlatDpInstance instance;
-  instance.layers = 3;
-  instance.stages = 2;
-  instance.levels = 1;
-  instance.layer_values.assign(static_cast<std::size_t>(kLayerColumns * 3), 0.0);
-  for (int layer = 0; layer < 3; ++layer) {
-    cell(instance, kTimeColumn + 0, layer) = 1.0 + layer;  // 1 2 3
-    cell(instance, kTimeColumn + 1, layer) = 5.0;  // selective: not allowed below, but in the floor
-    cell(instance, kTimeColumn + 2, layer) = 10.0;
-    cell(instance, kStateColumn, layer) = 4.0;
-    cell(instance, kStashColumn + 0, layer) = 3.0;
-    cell(instance, kStashColumn + 2, layer) = 1.0;
-    cell(instance, kSyncColumn, layer) = 0.5;
-    cell(instance, kWorkingColumn, layer) = layer == 1 ? 7.0 : 2.0;
+void expect_same(const InstanceResult& got, const InstanceResult& want, const std::string& where) {
+  ASSERT_EQ(got.feasible, want.feasible) << where;
+  ASSERT_EQ(got.pruned_by_bound, want.pruned_by_bound) << where;
+  ASSERT_EQ(got.iteration_time_s, want.iteration_time_s) << where;  // bit-identical, not close
+  ASSERT_EQ(got.min_memory_bytes, want.min_memory_bytes) << where;
+  ASSERT_EQ(got.infeasible_reason, want.infeasible_reason) << where;
+  ASSERT_EQ(got.plan.stages.size(), want.plan.stages.size()) << where;
+  for (std::size_t s = 0; s < got.plan.stages.size(); ++s) {
+    ASSERT_EQ(got.plan.stages[s].first_layer, want.plan.stages[s].first_layer) << where << " stage " << s;
+    ASSERT_EQ(got.plan.stages[s].last_layer, want.plan.stages[s].last_layer) << where << " stage " << s;
+    ASSERT_EQ(got.plan.stages[s].recompute, want.plan.stages[s].recompute) << where << " stage " << s;
   }
-  instance.boundary_s = {0.0, 0.25, 0.75};
-  instance.rank_level = {-1, 0};
-  instance.stash_depth = {2.0, 1.0};
-  instance.hbm_bytes = 20.0;
-  instance.mode_mask = 0b101;  // none and full
-  const HostStageOracle host(instance);
-  const FlatStageOracle& oracle = host.oracle();
-  // Layers [1, 3) on rank 1: state 8, stash 1 * 6, working max 7 -> 21 > 20 under none;
-  // under full: 8 + 1 * 2 + 7 = 17 fits, time 20 + incoming 0.25.
-  EXPECT_DOUBLE_EQ(oracle.memory(1, 3, 1, 0), 21.0);
-  EXPECT_DOUBLE_EQ(oracle.memory(1, 3, 1, 2), 17.0);
-  EXPECT_DOUBLE_EQ(oracle.time(1, 3, 1), 20.25);
-  EXPECT_DOUBLE_EQ(oracle.time(2, 3, 1), 3.75);  // 4 + 3 + 2 = 9 fits without recompute
-  EXPECT_DOUBLE_EQ(oracle.time(0, 1, 0), 1.0);   // rank 0 has no incoming boundary
-  EXPECT_DOUBLE_EQ(oracle.params(0, 3), 1.5);
-  EXPECT_DOUBLE_EQ(oracle.floor(0, 3), 6.0);  // the least time of any mode per layer: 1 + 2 + 3
-  EXPECT_DOUBLE_EQ(oracle.floor(1, 3), 5.0);
-  const FlatDpResult result = solve_flat_dp_cpu(instance);
-  // Splits: [0,1)+[1,3) -> max(1, 20.25); [0,2)+[2,3): rank 0 [0,2) memory 8+2*6+7=27 none, 8+2*2+7=19 full -> 20; max(20, 3.75).
-  EXPECT_DOUBLE_EQ(result.bottleneck, 20.0);
-  EXPECT_EQ(result.boundaries, (std::vector<int>{0, 2, 3}));
+  ASSERT_EQ(got.stats.dp_runs, want.stats.dp_runs) << where;
+  ASSERT_EQ(got.stats.states, want.stats.states) << where;
+  ASSERT_EQ(got.stats.transitions, want.stats.transitions) << where;
+  ASSERT_EQ(got.stats.pruned_memory, want.stats.pruned_memory) << where;
+  ASSERT_EQ(got.stats.pruned_params, want.stats.pruned_params) << where;
+  ASSERT_EQ(got.stats.pruned_bound, want.stats.pruned_bound) << where;
+  ASSERT_EQ(got.stats.plans_evaluated, want.stats.plans_evaluated) << where;
 }
 
-TEST(GpuBatchedDp, CpuReferenceMatchesBruteForce) {
-  std::mt19937 random(11);
+struct Tally {
+  int dp_instances = 0;  // solved through the level-wise DP (not the uniform path)
   int feasible = 0;
-  for (int k = 0; k < 400; ++k) {
-    const FlatDpInstance instance = random_flat_dp_instance(random, 9);
-    const HostStageOracle host(instance);
-    const FlatDpResult result = solve_flat_dp_cpu(instance);
-    ASSERT_EQ(result.bottleneck, brute_force(instance, host.oracle())) << "instance " << k;
-    if (result.bottleneck < kDpInfinity) {
-      ++feasible;
-      double worst = 0;
-      for (int stage = 0; stage < instance.stages; ++stage) {
-        worst = std::max(worst, host.oracle().time(result.boundaries[static_cast<std::size_t>(stage)],
-                                                   result.boundaries[static_cast<std::size_t>(stage) + 1], stage));
+  int infeasible = 0;
+  int pareto_walks = 0;  // more than two DP runs (a front of two or more plans)
+  int bounded = 0;       // cut by the time bound
+};
+
+// Every instance of `cases` seeds: item by item on the CPU, then all of a
+// case in one solve_prepared_batch through `runner`.
+Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRunner& runner, bool with_bound) {
+  Tally tally;
+  for (int seed = first_seed; seed < first_seed + cases; ++seed) {
+    search::testing::RandomCase c = search::testing::random_case(static_cast<std::uint64_t>(seed));
+    search::testing::tighten_memory(c, static_cast<std::uint64_t>(seed));
+    if (seed % 5 == 0) c.space.vpp = {1, 2};
+    const std::vector<search::DpInstance> instances = enumerate_instances(c.problem, c.space);
+    search::SearchContext context(c.problem, instances);
+    std::vector<search::PreparedInstance> prepared;
+    std::vector<search::PreparedItem> items;
+    for (std::size_t i = 0; i < instances.size(); ++i) prepared.push_back(context.prepare(i));
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+      items.push_back({&instances[i], prepared[i].layout.get(), prepared[i].table.get()});
+    }
+    std::vector<InstanceResult> cpu;
+    for (const search::PreparedItem& item : items) {
+      cpu.push_back(search::solve_prepared(c.problem, *item.spec, *item.layout, *item.table, search::kDpInfinity, true));
+    }
+    double bound = search::kDpInfinity;
+    if (with_bound) {
+      // The median feasible time: about half the instances are cut by it.
+      std::vector<double> times;
+      for (const InstanceResult& r : cpu) {
+        if (r.feasible) times.push_back(r.iteration_time_s);
       }
-      ASSERT_EQ(worst, result.bottleneck) << "instance " << k;
+      if (times.empty()) continue;
+      std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+      bound = times[times.size() / 2];
+      cpu.clear();
+      for (const search::PreparedItem& item : items) {
+        cpu.push_back(search::solve_prepared(c.problem, *item.spec, *item.layout, *item.table, bound, true));
+      }
+    }
+    const std::vector<InstanceResult> batch = search::solve_prepared_batch(c.problem, items, bound, true, runner);
+    EXPECT_EQ(batch.size(), cpu.size());
+    for (std::size_t i = 0; i < cpu.size() && i < batch.size(); ++i) {
+      expect_same(batch[i], cpu[i], "seed " + std::to_string(seed) + " instance " + std::to_string(i));
+      if (::testing::Test::HasFatalFailure()) return tally;
+      if (instances[i].vpp != 1 || !instances[i].uneven_layers) continue;
+      ++tally.dp_instances;
+      tally.feasible += cpu[i].feasible ? 1 : 0;
+      tally.infeasible += (!cpu[i].feasible && !cpu[i].pruned_by_bound) ? 1 : 0;
+      tally.pareto_walks += cpu[i].stats.dp_runs > 2 ? 1 : 0;
+      tally.bounded += cpu[i].pruned_by_bound ? 1 : 0;
     }
   }
-  // The generator must exercise both outcomes for this to mean anything.
-  EXPECT_GT(feasible, 100);
-  EXPECT_LT(feasible, 400);
+  return tally;
 }
 
-TEST(GpuBatchedDp, HostEmulationOfTheKernelEqualsTheCpuDpOnRandomInstances) {
-  std::mt19937 random(2026);
-  std::vector<FlatDpInstance> instances;
-  for (int k = 0; k < 1200; ++k) instances.push_back(random_flat_dp_instance(random, k % 10 == 0 ? 130 : 40));
-  const std::vector<FlatDpResult> batch = solve_flat_dp_batch_emulated(instances);
-  ASSERT_EQ(batch.size(), instances.size());
-  std::size_t feasible = 0;
-  for (std::size_t k = 0; k < instances.size(); ++k) {
-    const FlatDpResult cpu = solve_flat_dp_cpu(instances[k]);
-    expect_same(batch[k], cpu, k);
-    if (cpu.bottleneck < kDpInfinity) ++feasible;
-  }
-  EXPECT_GT(feasible, instances.size() / 4);
-  EXPECT_LT(feasible, instances.size());
+TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpOnRandomInstances) {
+  const Tally tally = compare_on_random_cases(1, 120, run_dp_batch_emulated, false);
+  ASSERT_FALSE(HasFatalFailure());
+  std::printf("%d DP instances: %d feasible, %d infeasible, %d Pareto walks of more than two runs\n",
+              tally.dp_instances, tally.feasible, tally.infeasible, tally.pareto_walks);
+  // The cases must exercise every outcome for the agreement to mean anything.
+  EXPECT_GE(tally.dp_instances, 1000);
+  EXPECT_GT(tally.feasible, 100);
+  EXPECT_GT(tally.infeasible, 20);
+  EXPECT_GT(tally.pareto_walks, 10);
 }
 
-TEST(GpuBatchedDp, RejectsMalformedInstancesNamingTheField) {
-  std::mt19937 random(3);
-  std::vector<FlatDpInstance> instances = {random_flat_dp_instance(random, 10), random_flat_dp_instance(random, 10)};
-  instances[1].stash_depth.push_back(1.0);
-  try {
-    (void)solve_flat_dp_batch_emulated(instances);
-    FAIL() << "a malformed instance was accepted";
-  } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("DP instance 1: stash_depth"), std::string::npos) << error.what();
+TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpUnderATimeBound) {
+  const Tally tally = compare_on_random_cases(101, 20, run_dp_batch_emulated, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GT(tally.bounded, 20);
+  EXPECT_GT(tally.feasible, 20);
+}
+
+TEST(GpuBatchedDp, SolveThroughTheBatchReturnsTheCpuSearchsPlans) {
+  search::SolveProblem problem;
+  problem.model = io::load_model("llama3-70b");
+  problem.cluster = io::load_cluster("h100-spineleaf");
+  problem.gpus = 64;
+  problem.global_batch = 256;
+  search::StrategySpace space;
+  space.micro_batch = {1, 2};
+  space.zero_stage = {0, 1};
+  search::SolveOptions options;
+  options.baselines = false;
+  options.top_k = 8;
+  options.threads = 1;
+  const search::SolveResult cpu = search::solve(problem, space, options);
+  options.dp_batch_runner = run_dp_batch_emulated;
+  const search::SolveResult batched = search::solve(problem, space, options);
+  ASSERT_TRUE(cpu.feasible);
+  ASSERT_EQ(batched.top.size(), cpu.top.size());
+  for (std::size_t k = 0; k < cpu.top.size(); ++k) {
+    // Statistics differ (the waves prune differently); the plans may not.
+    InstanceResult got = batched.top[k];
+    InstanceResult want = cpu.top[k];
+    EXPECT_EQ(got.ordinal, want.ordinal) << "rank " << k;
+    got.stats = want.stats = {};
+    expect_same(got, want, "top " + std::to_string(k));
   }
-  instances[1] = random_flat_dp_instance(random, 10);
-  instances[1].layer_values[0] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_THROW((void)solve_flat_dp_batch_emulated(instances), std::invalid_argument);
-  instances[1] = random_flat_dp_instance(random, 10);
-  instances[1].rank_level[0] = instances[1].levels;
-  EXPECT_THROW((void)solve_flat_dp_cpu(instances[1]), std::invalid_argument);
 }
 
 TEST(GpuBatchedDp, DeviceKernelEqualsTheCpuDpOnRandomInstances) {
   if (device_count() == 0) GTEST_SKIP() << "no GPU device present (backend: " << backend_name() << ")";
-  std::mt19937 random(77);
-  std::vector<FlatDpInstance> instances;
-  for (int k = 0; k < 3000; ++k) instances.push_back(random_flat_dp_instance(random, k % 10 == 0 ? 200 : 60));
-  const std::vector<FlatDpResult> device = solve_flat_dp_batch(instances);
-  ASSERT_EQ(device.size(), instances.size());
-  for (std::size_t k = 0; k < instances.size(); ++k) expect_same(device[k], solve_flat_dp_cpu(instances[k]), k);
+  const Tally tally = compare_on_random_cases(1, 120, run_dp_batch_on_device, false);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GE(tally.dp_instances, 1000);
+  const Tally bounded = compare_on_random_cases(101, 20, run_dp_batch_on_device, true);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GT(bounded.bounded, 20);
 }
 
 TEST(GpuBatchedDp, DeviceBatchWithoutABackEndSaysSo) {
   if (backend_name() != "none") GTEST_SKIP() << "this build has the " << backend_name() << " back-end";
-  std::mt19937 random(5);
-  const std::vector<FlatDpInstance> instances = {random_flat_dp_instance(random, 5)};
-  EXPECT_THROW((void)solve_flat_dp_batch(instances), std::runtime_error);
+  search::testing::RandomCase c = search::testing::random_case(3);
+  const std::vector<search::DpInstance> instances = enumerate_instances(c.problem, c.space);
+  search::SearchContext context(c.problem, instances);
+  const search::PreparedInstance prepared = context.prepare(0);
+  const search::PreparedItem item{&instances[0], prepared.layout.get(), prepared.table.get()};
+  EXPECT_THROW((void)search::solve_prepared_batch(c.problem, std::span(&item, 1), search::kDpInfinity, true,
+                                                  run_dp_batch_on_device),
+               std::runtime_error);
 }
 
 }  // namespace

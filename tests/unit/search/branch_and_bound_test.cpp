@@ -53,13 +53,7 @@ TEST(BranchAndBound, LowerBoundsHoldAndComputeColumnsIgnorePlacement) {
     testing::RandomCase c = testing::random_case(seed);
     c.space.placements.clear();
     // Memory that binds for some instances (the plainest plan does not fit).
-    c.problem.cluster.gpu.hbm_bytes = 1ull << 50;
-    Execution plain;
-    plain.dp = c.problem.gpus;
-    plain.micro_batch = c.space.micro_batch.front();
-    plain.global_batch = c.problem.global_batch;
-    const double need = evaluate_plan(c.problem.model, c.problem.cluster, plain).memory_peak_bytes;
-    c.problem.cluster.gpu.hbm_bytes = static_cast<std::uint64_t>(2.0 * (1ull << 30) + 0.3 * (need - 2.0 * (1ull << 30)));
+    testing::set_hbm_fraction(c, 0.3);
     const std::vector<DpInstance> instances = enumerate_instances(c.problem, c.space);
     SearchContext context(c.problem, instances);
     for (std::size_t i = 0; i < instances.size(); ++i) {

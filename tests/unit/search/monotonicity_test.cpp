@@ -23,13 +23,7 @@ SolveResult best_of(const testing::RandomCase& c) {
 testing::RandomCase tight_case(std::uint64_t seed) {
   testing::RandomCase c = testing::random_case(seed);
   c.space.placements.clear();
-  c.problem.cluster.gpu.hbm_bytes = 1ull << 50;
-  Execution plain;
-  plain.dp = c.problem.gpus;
-  plain.micro_batch = c.space.micro_batch.front();
-  plain.global_batch = c.problem.global_batch;
-  const double need = evaluate_plan(c.problem.model, c.problem.cluster, plain).memory_peak_bytes;
-  c.problem.cluster.gpu.hbm_bytes = static_cast<std::uint64_t>(kRuntimeReserveBytes + 0.4 * (need - kRuntimeReserveBytes));
+  testing::set_hbm_fraction(c, 0.4);
   return c;
 }
 

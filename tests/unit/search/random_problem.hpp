@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <random>
 
+#include "solver/search/memory_model.hpp"
+#include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
 
 namespace nestfast::search::testing {
@@ -89,6 +91,25 @@ inline RandomCase random_case(std::uint64_t seed) {
   };
   c.space.placements = {kOrders[rng() % kOrders.size()]};
   return c;
+}
+
+// Sets HBM to the runtime reserve plus `fraction` of what the plainest plan
+// (no pipeline, no recompute, no ZeRO) needs beyond it: below 1, memory binds.
+inline void set_hbm_fraction(RandomCase& c, double fraction) {
+  c.problem.cluster.gpu.hbm_bytes = 1ull << 50;
+  Execution plain;
+  plain.dp = c.problem.gpus;
+  plain.micro_batch = c.space.micro_batch.front();
+  plain.global_batch = c.problem.global_batch;
+  const double need = evaluate_plan(c.problem.model, c.problem.cluster, plain).memory_peak_bytes;
+  c.problem.cluster.gpu.hbm_bytes =
+      static_cast<std::uint64_t>(kRuntimeReserveBytes + fraction * (need - kRuntimeReserveBytes));
+}
+
+// A seeded fraction in [0.2, 1.05), so some plans do not fit.
+inline void tighten_memory(RandomCase& c, std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 7919 + 1);
+  set_hbm_fraction(c, std::uniform_real_distribution<double>(0.2, 1.05)(rng));
 }
 
 }  // namespace nestfast::search::testing
