@@ -8,6 +8,7 @@
 
 #include "jobs/catalog_agreement.hpp"
 #include "jobs/catalog_plan_text.hpp"
+#include "jobs/dp_device.hpp"
 
 namespace nestfast::jobs {
 
@@ -32,6 +33,7 @@ void add_catalog_options(CLI::App& command, CatalogRequest& request, std::string
   command.add_flag("--force", request.force, "Overwrite a finished catalog; discard a partial one instead of resuming");
   command.add_option("--slice", slice, "Handle slice I of N (0-based) of the sweep points; writes a part file");
   command.add_flag("--no-progress", [&request](std::int64_t) { request.progress = false; }, "No progress line");
+  add_gpu_option(command, request.gpu);
 }
 
 int run_catalog_command(CatalogRequest request, const std::string& slice, const char* name) {

@@ -24,9 +24,13 @@
 #include "jobs/catalog_progress.hpp"
 #include "jobs/catalog_validation.hpp"
 #include "jobs/default_job.hpp"
+#include "jobs/dp_device.hpp"
 #include "jobs/work_items.hpp"
 #include "jobs/work_points.hpp"
 #include "jobs/work_queue.hpp"
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/search_context.hpp"
 
 namespace boost::serialization {
 
@@ -45,6 +49,9 @@ using comm::size_of;
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// DP instance items one rank claims at once when its DP runs on a GPU.
+constexpr std::uint64_t kGpuClaimItems = 4096;
 
 // Finished items reach /checkpoint at least this often (NESTFAST_CHECKPOINT_INTERVAL overrides, in seconds).
 constexpr double kCheckpointInterval_s = 1.0;
@@ -144,7 +151,13 @@ struct Phase {
   std::uint64_t items;
   // The order in which they are handed out (offsets from first_item); empty = in item order.
   std::vector<std::uint64_t> claim_order;
+  std::uint64_t claim_size = 0;  // items claimed at once; 0: a few per thread
 };
+
+// Computes the values of the sorted items `todo` into `values`, which start
+// at the value offset `base`; the first error goes to `failure`.
+using ChunkCompute = std::function<void(const std::vector<std::uint64_t>& todo, std::uint64_t base,
+                                        std::vector<double>& values, std::string& failure)>;
 
 struct SweepContext {
   MPI_Comm comm;
@@ -155,17 +168,76 @@ struct SweepContext {
   WorkQueue& queue;
   ProgressLine& progress;
   int threads;
+  DpDevice dp_device;
 };
 
+// One item at a time on the context's OpenMP threads.
+ChunkCompute item_by_item(const SweepContext& context,
+                          const std::function<void(std::uint64_t, std::span<double>)>& compute) {
+  return [&context, compute](const std::vector<std::uint64_t>& todo, std::uint64_t base, std::vector<double>& values,
+                             std::string& failure) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(context.threads)
+    for (std::size_t t = 0; t < todo.size(); ++t) {
+      try {
+        const std::uint64_t item = todo[t];
+        compute(item, std::span<double>(values).subspan(context.layout.value_offset(item) - base,
+                                                        context.layout.value_count(item)));
+      } catch (const std::exception& error) {
+#pragma omp critical(nestfast_catalog_failure)
+        if (failure.empty()) failure = error.what();
+      }
+    }
+  };
+}
+
+// DP instance items: layouts and tables on the OpenMP threads, then every
+// item's DP runs together through the device's batch runner.
+ChunkCompute instances_in_batches(const SweepContext& context) {
+  return [&context](const std::vector<std::uint64_t>& todo, std::uint64_t base, std::vector<double>& values,
+                    std::string& failure) {
+    std::vector<ExecutionLayout> layouts(todo.size());
+    std::vector<LayerTable> tables(todo.size());
+    std::vector<search::PreparedItem> items(todo.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(context.threads)
+    for (std::size_t t = 0; t < todo.size(); ++t) {
+      try {
+        const std::size_t point = context.layout.point_of(todo[t]);
+        const PointWork& point_work = context.work.points[point];
+        const search::DpInstance& spec = point_work.instances[todo[t] - context.layout.first_instance_item(point)];
+        const Execution skeleton = search::execution_skeleton(point_work.problem, spec);
+        layouts[t] = compute_layout(point_work.problem.cluster, skeleton);
+        tables[t] = build_layer_table(point_work.problem.model, point_work.problem.cluster,
+                                      layer_table_config(point_work.problem.model, skeleton, layouts[t]));
+        items[t] = {&point_work.problem, &spec, &layouts[t], &tables[t]};
+      } catch (const std::exception& error) {
+#pragma omp critical(nestfast_catalog_failure)
+        if (failure.empty()) failure = error.what();
+      }
+    }
+    if (!failure.empty()) return;
+    try {
+      const std::vector<search::InstanceResult> results =
+          search::solve_prepared_batch(items, search::kDpInfinity, true, context.dp_device.runner);
+      for (std::size_t t = 0; t < todo.size(); ++t) {
+        encode_instance(results[t], std::span<double>(values).subspan(context.layout.value_offset(todo[t]) - base,
+                                                                     context.layout.value_count(todo[t])));
+      }
+    } catch (const std::exception& error) {
+      failure = error.what();
+    }
+  };
+}
+
 // Claims chunks of a phase's items until none are left, computes the
-// unfinished ones on `threads` OpenMP threads and records them. `prepare`
-// runs first on the calling thread (the only one that may touch HDF5).
+// unfinished ones with `compute` and records them. `prepare` runs first on
+// the calling thread (the only one that may touch HDF5).
 void run_phase(SweepContext& context, const Phase& phase,
-               const std::function<void(const std::vector<std::uint64_t>&)>& prepare,
-               const std::function<void(std::uint64_t, std::span<double>)>& compute) {
+               const std::function<void(const std::vector<std::uint64_t>&)>& prepare, const ChunkCompute& compute) {
   const std::uint64_t ranks = static_cast<std::uint64_t>(size_of(context.comm));
   const std::uint64_t threads = static_cast<std::uint64_t>(context.threads);
-  const std::uint64_t chunk = threads * std::clamp<std::uint64_t>(phase.items / (ranks * threads * 64), 1, 64);
+  const std::uint64_t chunk =
+      phase.claim_size > 0 ? phase.claim_size
+                           : threads * std::clamp<std::uint64_t>(phase.items / (ranks * threads * 64), 1, 64);
   CheckpointRecorder recorder(context.writer);
   const bool root = rank_of(context.comm) == 0;
   std::string failure;
@@ -183,17 +255,7 @@ void run_phase(SweepContext& context, const Phase& phase,
       prepare(todo);
       const std::uint64_t base = context.layout.value_offset(todo.front());
       std::vector<double> values(context.layout.value_offset(todo.back() + 1) - base, 0.0);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(context.threads)
-      for (std::size_t t = 0; t < todo.size(); ++t) {
-        try {
-          const std::uint64_t item = todo[t];
-          compute(item, std::span<double>(values).subspan(context.layout.value_offset(item) - base,
-                                                          context.layout.value_count(item)));
-        } catch (const std::exception& error) {
-#pragma omp critical(nestfast_catalog_failure)
-          if (failure.empty()) failure = error.what();
-        }
-      }
+      compute(todo, base, values, failure);
       if (!failure.empty()) break;
       // Record runs of consecutive items (items finished earlier split them).
       std::size_t run_start = 0;
@@ -335,6 +397,10 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   const WorkLayout layout(*work);
   const io::JobSpec& job = bundle.job;
 
+  // Every rank picks its own device; "--gpu on" without one fails on all ranks.
+  DpDevice dp_device;
+  agree(comm, [&] { dp_device = choose_dp_device(request.gpu); });
+
   // 2. The partial catalog, created or reopened collectively.
   const std::string partial = start.out + ".partial";
   const io::CheckpointShape shape{layout.items(), layout.values()};
@@ -365,15 +431,23 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
     std::fprintf(stderr, "catalog: resuming %s: %llu of %llu work items already finished\n", partial.c_str(),
                  static_cast<unsigned long long>(already), static_cast<unsigned long long>(layout.items()));
   }
-  SweepContext context{comm, *work, layout, start.done, *writer, queue, progress, threads_per_rank(comm)};
-  run_phase(
-      context, {WorkQueue::kInstanceItems, 0, layout.instance_items(), {}}, [](const auto&) {},
-      [&](std::uint64_t item, std::span<double> values) {
-        const std::size_t point = layout.point_of(item);
-        const PointWork& point_work = work->points[point];
-        const std::size_t instance = item - layout.first_instance_item(point);
-        encode_instance(search::solve_instance(point_work.problem, point_work.instances[instance]), values);
-      });
+  SweepContext context{comm,     *work,    layout, start.done, *writer, queue, progress, threads_per_rank(comm),
+                       dp_device};
+  if (dp_device.runner) {
+    // Large claims: a GPU batch pays off with thousands of instances.
+    const std::uint64_t claim = std::clamp<std::uint64_t>(
+        layout.instance_items() / (4 * static_cast<std::uint64_t>(size_of(comm))), 1, kGpuClaimItems);
+    run_phase(context, {WorkQueue::kInstanceItems, 0, layout.instance_items(), {}, claim}, [](const auto&) {},
+              instances_in_batches(context));
+  } else {
+    run_phase(context, {WorkQueue::kInstanceItems, 0, layout.instance_items(), {}}, [](const auto&) {},
+              item_by_item(context, [&](std::uint64_t item, std::span<double> values) {
+                const std::size_t point = layout.point_of(item);
+                const PointWork& point_work = work->points[point];
+                const std::size_t instance = item - layout.first_instance_item(point);
+                encode_instance(search::solve_instance(point_work.problem, point_work.instances[instance]), values);
+              }));
+  }
   if (layout.has_baselines()) {
     std::map<std::size_t, search::SearchStats> dp_stats;
     run_phase(
@@ -385,13 +459,13 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
             dp_stats[point] = summed_stats(read_instances(*writer, layout, point));
           }
         },
-        [&](std::uint64_t item, std::span<double> values) {
+        item_by_item(context, [&](std::uint64_t item, std::span<double> values) {
           const std::size_t point = layout.point_of(item);
           const PointWork& point_work = work->points[point];
           const auto results =
               search::run_baselines(point_work.problem, work->space, work->options, dp_stats.at(point));
           encode_baselines(results, job.search.baselines, point_work.problem.model, values);
-        });
+        }));
   }
   if (root) progress.finish(queue.read(WorkQueue::kFinished));
   const double sweep_s = seconds_since(sweep_started);

@@ -24,6 +24,7 @@ struct CatalogRequest {
   int slice_count = 1;
   bool validate = false;  // run the validation phase ([validate] of the job)
   bool progress = true;
+  std::string gpu = "auto";  // --gpu: DP instances as GPU batches (auto|on|off)
 };
 
 struct CatalogReport {  // complete on rank 0 only

@@ -18,6 +18,7 @@
 
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/dp_device.hpp"
 #include "solver/search/megatron_args.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
@@ -44,6 +45,7 @@ struct SolveFlags {
   bool no_baselines = false;
   std::uint64_t mcmc_seed = 1;
   int exhaustive_max_plans = 200000;
+  std::string gpu = "auto";
 };
 
 std::vector<int> parse_switch_list(const std::string& text) {
@@ -173,7 +175,7 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
           {"megatron_notes", megatron.notes}};
 }
 
-nlohmann::json stats_json(const search::SearchStats& s, int threads) {
+nlohmann::json stats_json(const search::SearchStats& s, int threads, const std::string& dp_device) {
   return {{"instances", s.instances},
           {"pruned_instances", s.pruned_instances},
           {"feasible_instances", s.feasible_instances},
@@ -185,11 +187,12 @@ nlohmann::json stats_json(const search::SearchStats& s, int threads) {
           {"pruned_bound", s.pruned_bound},
           {"plans_priced", s.plans_evaluated},
           {"wall_s", s.wall_s},
-          {"threads", threads}};
+          {"threads", threads},
+          {"dp_device", dp_device}};
 }
 
 void print_text(const search::SolveProblem& problem, const search::SolveResult& result,
-                const std::vector<PlanCost>& costs, int threads) {
+                const std::vector<PlanCost>& costs, int threads, const std::string& dp_device) {
   const int seq = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
   const int blocks = problem.model.num_layers;
   fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n\n",
@@ -239,9 +242,9 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
   const search::SearchStats& s = result.stats;
   fmt::print("\nSearch: {} instances ({} skipped or cut by the bound, {} solved to a plan), {} DP runs, {} states, "
              "{} stage candidates priced; scans cut by memory {}, by the sync cap {}, by the bound {}; "
-             "{} plans priced; {:.3f} s on {} thread(s)\n",
+             "{} plans priced; {:.3f} s on {} thread(s), DP on the {}\n",
              s.instances, s.pruned_instances, s.feasible_instances, s.dp_runs, s.states, s.transitions, s.pruned_memory,
-             s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads);
+             s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads, dp_device);
   const search::MegatronArguments megatron = search::megatron_arguments(problem.model, best);
   fmt::print("\nMegatron-LM: {}\n", megatron.arguments);
   for (const std::string& note : megatron.notes) fmt::print("  # {}\n", note);
@@ -258,6 +261,8 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
   options.baselines = !flags.no_baselines;
   options.mcmc_seed = flags.mcmc_seed;
   options.exhaustive_max_plans = flags.exhaustive_max_plans;
+  const DpDevice device = choose_dp_device(flags.gpu);
+  options.dp_batch_runner = device.runner;
   const search::SolveResult result = search::solve(problem, space, options);
   const int threads = flags.threads > 0 ? flags.threads : omp_get_max_threads();
 
@@ -269,7 +274,7 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
     if (flags.json) {
       std::cout << nlohmann::json{{"feasible", false},
                                   {"reason", "no feasible plan: " + result.infeasible_reason},
-                                  {"stats", stats_json(result.stats, threads)}}
+                                  {"stats", stats_json(result.stats, threads, device.name)}}
                        .dump(2)
                 << "\n";
     } else {
@@ -285,7 +290,7 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
   context.exit_code = 0;
   if (rank != 0) return;
   if (!flags.json) {
-    print_text(problem, result, costs, threads);
+    print_text(problem, result, costs, threads, device.name);
     return;
   }
   nlohmann::json alternatives = nlohmann::json::array();
@@ -312,7 +317,7 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
                               {"best", plan_json(problem, result.top.front().plan, costs.front())},
                               {"alternatives", alternatives},
                               {"baselines", baselines},
-                              {"stats", stats_json(result.stats, threads)}};
+                              {"stats", stats_json(result.stats, threads, device.name)}};
   std::cout << out.dump(2) << "\n";
 }
 
@@ -350,6 +355,7 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)");
   command->add_option("--exhaustive-limit", flags->exhaustive_max_plans,
                       "run the exhaustive baseline only up to this many plans (default 200000)");
+  add_gpu_option(*command, flags->gpu);
   command->add_flag("--json", flags->json, "print one JSON object");
   command->callback([flags, &context] { run_solve(*flags, context); });
 }

@@ -66,7 +66,7 @@ nlohmann::json bench_dp(const std::string& model, const std::string& cluster, in
   }
   std::vector<search::PreparedItem> items;
   for (std::size_t k = 0; k < instances.size(); ++k) {
-    items.push_back({&instances[k], prepared[k].layout.get(), prepared[k].table.get()});
+    items.push_back({&problem, &instances[k], prepared[k].layout.get(), prepared[k].table.get()});
   }
   out["instances"] = instances.size();
   out["prepare_openmp_s"] = seconds_since(start);
@@ -97,11 +97,11 @@ nlohmann::json bench_dp(const std::string& model, const std::string& cluster, in
     out["device_note"] = "no device";
     return out;
   }
-  (void)search::solve_prepared_batch(problem, std::span(items).first(1), search::kDpInfinity, false,
+  (void)search::solve_prepared_batch(std::span(items).first(1), search::kDpInfinity, false,
                                      nestfast::gpu::run_dp_batch_on_device);  // context creation, not timed
   start = std::chrono::steady_clock::now();
   const std::vector<InstanceResult> batch =
-      search::solve_prepared_batch(problem, items, search::kDpInfinity, false, nestfast::gpu::run_dp_batch_on_device);
+      search::solve_prepared_batch(items, search::kDpInfinity, false, nestfast::gpu::run_dp_batch_on_device);
   out["device_s"] = seconds_since(start);
   std::size_t mismatches = 0;
   for (std::size_t k = 0; k < items.size(); ++k) mismatches += same(batch[k], cpu[k]) ? 0 : 1;

@@ -311,18 +311,18 @@ InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spe
 
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout,
                               const LayerTable& table, double time_bound, bool explain) {
-  const PreparedItem item{&spec, &layout, &table};
-  return std::move(solve_prepared_batch(problem, std::span(&item, 1), time_bound, explain, run_dp_batch_on_cpu)[0]);
+  const PreparedItem item{&problem, &spec, &layout, &table};
+  return std::move(solve_prepared_batch(std::span(&item, 1), time_bound, explain, run_dp_batch_on_cpu)[0]);
 }
 
-std::vector<InstanceResult> solve_prepared_batch(const SolveProblem& problem, std::span<const PreparedItem> items,
-                                                 double time_bound, bool explain, const DpBatchRunner& runner) {
+std::vector<InstanceResult> solve_prepared_batch(std::span<const PreparedItem> items, double time_bound, bool explain, const DpBatchRunner& runner) {
   std::vector<InstanceResult> results(items.size());
   // Instance and walk hold references into each other and into `results`:
   // fixed addresses, hence the unique_ptrs.
   std::vector<std::unique_ptr<Instance>> instances;
   std::vector<std::unique_ptr<ParetoWalk>> walks;
   for (std::size_t k = 0; k < items.size(); ++k) {
+    const SolveProblem& problem = *items[k].problem;
     const DpInstance& spec = *items[k].spec;
     InstanceResult& result = results[k];
     result.ordinal = spec.ordinal;

@@ -81,8 +81,9 @@ double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, c
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& instance, const ExecutionLayout& layout,
                               const LayerTable& table, double time_bound, bool explain);
 
-// One instance of a batch with its prepared layout and table.
+// One instance of a batch with its problem and prepared layout and table.
 struct PreparedItem {
+  const SolveProblem* problem = nullptr;
   const DpInstance* spec = nullptr;
   const ExecutionLayout* layout = nullptr;
   const LayerTable* table = nullptr;
@@ -92,7 +93,6 @@ struct PreparedItem {
 // round hands one DP run of every unfinished walk to `runner` at once (a GPU
 // batch). Equal to solve_prepared item by item whatever the runner, as long
 // as it returns what level_dp_run does.
-std::vector<InstanceResult> solve_prepared_batch(const SolveProblem& problem, std::span<const PreparedItem> items,
-                                                 double time_bound, bool explain, const DpBatchRunner& runner);
+std::vector<InstanceResult> solve_prepared_batch(std::span<const PreparedItem> items, double time_bound, bool explain, const DpBatchRunner& runner);
 
 }  // namespace nestfast::search

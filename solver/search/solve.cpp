@@ -145,9 +145,9 @@ SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInst
     }
     std::vector<PreparedItem> items;
     for (std::size_t k = 0; k < chosen.size(); ++k) {
-      items.push_back({&instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});
+      items.push_back({&problem, &instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});
     }
-    std::vector<InstanceResult> batch = solve_prepared_batch(problem, items, bound, false, runner);
+    std::vector<InstanceResult> batch = solve_prepared_batch(items, bound, false, runner);
     for (InstanceResult& instance_result : batch) {
       if (instance_result.feasible) incumbents.offer(instance_result.iteration_time_s);
       if (instance_result.pruned_by_bound) ++instance_result.stats.pruned_instances;

@@ -15,6 +15,16 @@ done
 for ranks in 2 3 4; do
   cmp -s r1.dump "r$ranks.dump" || { diff r1.dump "r$ranks.dump" | head -20 >&2; fail "$ranks ranks differ from 1 rank"; }
 done
+# The GPU batch path (its kernel emulated on the CPU) writes the same catalog.
+timeout 240 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out gpu.h5 --gpu emulate --no-progress > gpu.txt \
+  || fail "catalog --gpu emulate failed"
+catalog_data gpu.h5 > gpu.dump
+cmp -s r1.dump gpu.dump || { diff r1.dump gpu.dump | head -20 >&2; fail "--gpu emulate differs from the CPU run"; }
+# --gpu on where no device is present: one line, exit 2, no file (a GPU node may run it).
+if ! timeout 240 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out on.h5 --gpu on --no-progress > /dev/null 2>&1; then
+  expect_one_line_error 2 "--gpu on: no GPU device present" "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out on.h5 --gpu on
+  [ ! -e on.h5.partial ] && [ ! -e on.h5 ] || fail "--gpu on without a device left a file behind"
+fi
 
 # Layout (io.md): root attributes, the tables, no checkpoint left.
 h5ls r4.h5 > ls.txt

@@ -71,6 +71,21 @@ assert b["tp"] == 2 and b["pp"] == 4 and b["dp"] * b["tp"] * b["pp"] * b["cp"] =
 assert all(s["recompute"] == "full" for s in b["stages"])
 assert d["baselines"] == []'
 
+# 3b. The GPU batch path (its kernel emulated on the CPU) finds the same plans.
+"$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
+  --gpu off --json > "$TEST_TMPDIR/cpu.json"
+"$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
+  --gpu emulate --json > "$TEST_TMPDIR/emulated.json"
+python3 - "$TEST_TMPDIR/cpu.json" "$TEST_TMPDIR/emulated.json" <<'PY' || fail "--gpu emulate found other plans than --gpu off"
+import json, sys
+cpu, gpu = (json.load(open(f)) for f in sys.argv[1:])
+assert cpu["stats"]["dp_device"] == "cpu", cpu["stats"]
+assert gpu["stats"]["dp_device"].startswith("gpu kernel emulated"), gpu["stats"]
+assert cpu["best"] == gpu["best"], (cpu["best"], gpu["best"])
+assert cpu["alternatives"] == gpu["alternatives"]
+assert len(cpu["alternatives"]) == 5
+PY
+
 # 4. Nothing fits: exit 1 and a line naming the tightest constraint.
 set +e
 "$NESTFAST" solve --model llama3-70b --cluster h100-spineleaf --gpus 8 --gbs 8 --no-baselines 2> "$TEST_TMPDIR/nofit.err"
@@ -98,6 +113,11 @@ expect_bad --sp "${base[@]}" --sp maybe
 expect_bad --recompute "${base[@]}" --recompute some
 expect_bad --placement "${base[@]}" --placement tp,tp
 expect_bad --gpus --model llama2-7b --cluster selene-a100 --gpus 0 --gbs 512
+# --gpu on where no device is present: one line naming the flag, exit 2 (a GPU node may run it).
+if ! "$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --no-baselines --gpu on \
+  > /dev/null 2>&1; then
+  expect_bad "--gpu on: no GPU device present" --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --gpu on
+fi
 expect_bad "no-such-model" --model no-such-model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --tp "${base[@]}" --tp 3
 echo "solve e2e: ok"

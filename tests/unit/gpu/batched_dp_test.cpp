@@ -66,11 +66,11 @@ Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRu
     std::vector<search::PreparedItem> items;
     for (std::size_t i = 0; i < instances.size(); ++i) prepared.push_back(context.prepare(i));
     for (std::size_t i = 0; i < instances.size(); ++i) {
-      items.push_back({&instances[i], prepared[i].layout.get(), prepared[i].table.get()});
+      items.push_back({&c.problem, &instances[i], prepared[i].layout.get(), prepared[i].table.get()});
     }
     std::vector<InstanceResult> cpu;
     for (const search::PreparedItem& item : items) {
-      cpu.push_back(search::solve_prepared(c.problem, *item.spec, *item.layout, *item.table, search::kDpInfinity, true));
+      cpu.push_back(search::solve_prepared(*item.problem, *item.spec, *item.layout, *item.table, search::kDpInfinity, true));
     }
     double bound = search::kDpInfinity;
     if (with_bound) {
@@ -84,10 +84,10 @@ Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRu
       bound = times[times.size() / 2];
       cpu.clear();
       for (const search::PreparedItem& item : items) {
-        cpu.push_back(search::solve_prepared(c.problem, *item.spec, *item.layout, *item.table, bound, true));
+        cpu.push_back(search::solve_prepared(*item.problem, *item.spec, *item.layout, *item.table, bound, true));
       }
     }
-    const std::vector<InstanceResult> batch = search::solve_prepared_batch(c.problem, items, bound, true, runner);
+    const std::vector<InstanceResult> batch = search::solve_prepared_batch(items, bound, true, runner);
     EXPECT_EQ(batch.size(), cpu.size());
     for (std::size_t i = 0; i < cpu.size() && i < batch.size(); ++i) {
       expect_same(batch[i], cpu[i], "seed " + std::to_string(seed) + " instance " + std::to_string(i));
@@ -166,8 +166,8 @@ TEST(GpuBatchedDp, DeviceBatchWithoutABackEndSaysSo) {
   const std::vector<search::DpInstance> instances = enumerate_instances(c.problem, c.space);
   search::SearchContext context(c.problem, instances);
   const search::PreparedInstance prepared = context.prepare(0);
-  const search::PreparedItem item{&instances[0], prepared.layout.get(), prepared.table.get()};
-  EXPECT_THROW((void)search::solve_prepared_batch(c.problem, std::span(&item, 1), search::kDpInfinity, true,
+  const search::PreparedItem item{&c.problem, &instances[0], prepared.layout.get(), prepared.table.get()};
+  EXPECT_THROW((void)search::solve_prepared_batch(std::span(&item, 1), search::kDpInfinity, true,
                                                   run_dp_batch_on_device),
                std::runtime_error);
 }
