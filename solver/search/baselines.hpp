@@ -20,8 +20,11 @@ BaselineResult manual_baseline(const SolveProblem& problem);
 BaselineResult phaze_baseline(const SolveProblem& problem, const StrategySpace& space, int threads);
 
 // Seeded Metropolis random walk over instances, stage boundaries and
-// recompute modes. Budget: `stage_budget` stage pricings (a plan of pp
-// stages costs pp, the unit the DP's transitions count).
+// recompute modes. Budget: `stage_budget` stage pricings, the unit the DP's
+// transitions count: a jump to a new plan prices its pp * vpp stages, a
+// boundary move re-prices the two ranks beside it, a recompute change one
+// rank (vpp stages per rank). The walk stops at the first step that reaches
+// the budget, so it exceeds it by less than one plan's stages.
 BaselineResult mcmc_baseline(const SolveProblem& problem, const StrategySpace& space, std::uint64_t seed,
                              std::uint64_t stage_budget);
 
