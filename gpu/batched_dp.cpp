@@ -82,7 +82,7 @@ std::vector<DpRunResult> run_dp_batch_emulated(std::span<const DpRun> runs) {
   std::vector<detail::DpBatchOutput> outputs(batch.entries.size());
   std::vector<double> shared(batch.max_shared_doubles);
   for (std::size_t block = 0; block < batch.entries.size(); ++block) {
-    for (int phase = 0; phase < detail::kDpBlockPhases; ++phase) {
+    for (int phase = 0; phase < detail::dp_block_phases(batch.entries[block]); ++phase) {
       for (unsigned lane = 0; lane < detail::kDpThreadsPerBlock; ++lane) {
         detail::dp_block_phase(phase, batch.entries[block], batch.values.data(), batch.ints.data(),
                                value_scratch.data(), cut_scratch.data(), boundaries.data(), &outputs[block],

@@ -14,7 +14,8 @@ __global__ void batched_dp_kernel(const DpBatchEntry* entries, const double* val
                                   double* value_scratch, int* cut_scratch, int* boundaries, DpBatchOutput* outputs) {
   extern __shared__ double shared[];
   const DpBatchEntry entry = entries[blockIdx.x];
-  for (int phase = 0; phase < kDpBlockPhases; ++phase) {
+  const int phases = dp_block_phases(entry);  // the same for every thread of the block
+  for (int phase = 0; phase < phases; ++phase) {
     dp_block_phase(phase, entry, values, ints, value_scratch, cut_scratch, boundaries, &outputs[blockIdx.x], shared,
                    threadIdx.x, blockDim.x);
     __syncthreads();

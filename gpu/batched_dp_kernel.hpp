@@ -50,40 +50,73 @@ NESTFAST_HD inline std::uint64_t working_doubles(int layers) {
   return static_cast<std::uint64_t>(working_rows(layers)) * static_cast<std::uint64_t>(layers);
 }
 
-// Doubles of shared memory one run's block needs: its prefix sums and working-set table.
-NESTFAST_HD inline std::uint64_t dp_shared_doubles(int layers) { return prefix_doubles(layers) + working_doubles(layers); }
+// Doubles of shared memory one run's block needs: its prefix sums and
+// working-set table, then one set of DP counters per lane.
+NESTFAST_HD inline std::uint64_t dp_table_doubles(int layers) { return prefix_doubles(layers) + working_doubles(layers); }
 
-// Phase 0: the block's lanes copy the prefix sums and the working-set table
-// into shared memory. Phase 1 (after a barrier): lane 0 runs the DP.
-inline constexpr int kDpBlockPhases = 2;
+inline constexpr std::uint64_t kCounterWords = sizeof(search::LevelDpCounters) / sizeof(double);
+static_assert(sizeof(search::LevelDpCounters) % sizeof(double) == 0);
+
+NESTFAST_HD inline std::uint64_t dp_shared_doubles(int layers) {
+  return dp_table_doubles(layers) + kDpThreadsPerBlock * kCounterWords;
+}
+
+// Phase 0: the block's lanes copy the tables into shared memory and clear the
+// DP table. Phase s = 1..p (after a barrier each): the lanes share the states
+// of row s, which depend on row s-1 only. Phase p+1: lane 0 sums the lanes'
+// counters and reads the plan off. Integer counters sum to the same totals
+// in any order, and every state is computed by the CPU's code, so the result
+// equals level_dp_run's.
+NESTFAST_HD inline int dp_block_phases(const DpBatchEntry& entry) { return entry.stages + 2; }
 
 NESTFAST_HD inline void dp_block_phase(int phase, const DpBatchEntry& entry, const double* values, const int* ints,
                                        double* value_scratch, int* cut_scratch, int* boundaries,
                                        DpBatchOutput* output, double* shared, unsigned lane, unsigned lanes) {
   const int layers = entry.oracle.table.layers;
+  const int stages = entry.stages;
   const double* source = values + entry.values_offset;
-  const std::uint64_t tables = dp_shared_doubles(layers);
+  const std::uint64_t tables = dp_table_doubles(layers);
+  double* value = value_scratch + entry.scratch_offset;
+  int* cut = cut_scratch + entry.scratch_offset;
+  auto* counters = reinterpret_cast<search::LevelDpCounters*>(shared + tables);
+  const bool runs = stages >= 1 && layers >= stages;
   if (phase == 0) {
     for (std::uint64_t k = lane; k < tables; k += lanes) shared[k] = source[k];
+    counters[lane] = search::LevelDpCounters{};
+    search::level_dp_clear(layers, stages, value, cut, static_cast<int>(lane), static_cast<int>(lanes));
+    return;
+  }
+  if (phase <= stages) {
+    if (!runs) return;
+    search::DpStageOracle oracle = entry.oracle;
+    oracle.table.prefix = shared;
+    oracle.table.working = shared + prefix_doubles(layers);
+    oracle.table.output_bytes = source + tables;
+    oracle.table.level_latency_s = oracle.table.output_bytes + layers;
+    oracle.table.level_bandwidth_Bps = oracle.table.level_latency_s + oracle.table.levels;
+    oracle.stash = oracle.table.level_bandwidth_Bps + oracle.table.levels;
+    oracle.rank_level = ints + entry.ints_offset;
+    const int s = phase;
+    const int last = search::level_dp_last_i(layers, stages, s);
+    for (int i = search::level_dp_first_i(stages, s) + static_cast<int>(lane); i <= last; i += static_cast<int>(lanes)) {
+      search::level_dp_state(oracle, layers, stages, s, i, entry.param_cap, entry.bottleneck_limit, value, cut,
+                             &counters[lane]);
+    }
     return;
   }
   if (lane != 0) return;
-  search::DpStageOracle oracle = entry.oracle;
-  oracle.table.prefix = shared;
-  oracle.table.working = shared + prefix_doubles(layers);
-  oracle.table.output_bytes = source + tables;
-  oracle.table.level_latency_s = oracle.table.output_bytes + layers;
-  oracle.table.level_bandwidth_Bps = oracle.table.level_latency_s + oracle.table.levels;
-  oracle.stash = oracle.table.level_bandwidth_Bps + oracle.table.levels;
-  oracle.rank_level = ints + entry.ints_offset;
-  search::LevelDpCounters counters;
-  output->bottleneck = search::level_dp_run(oracle, layers, entry.stages, entry.param_cap, entry.bottleneck_limit,
-                                            value_scratch + entry.scratch_offset, cut_scratch + entry.scratch_offset,
-                                            &counters);
-  output->counters = counters;
+  search::LevelDpCounters total;
+  for (unsigned k = 0; k < lanes; ++k) {
+    total.states += counters[k].states;
+    total.transitions += counters[k].transitions;
+    total.pruned_memory += counters[k].pruned_memory;
+    total.pruned_params += counters[k].pruned_params;
+    total.pruned_bound += counters[k].pruned_bound;
+  }
+  output->counters = total;
+  output->bottleneck = runs ? value[search::level_dp_index(layers, stages, 0)] : search::kDpInfinity;
   if (output->bottleneck < search::kDpInfinity) {
-    search::level_dp_boundaries(cut_scratch + entry.scratch_offset, layers, entry.stages,
-                                boundaries + entry.boundaries_offset);
+    search::level_dp_boundaries(cut, layers, stages, boundaries + entry.boundaries_offset);
   }
 }
 

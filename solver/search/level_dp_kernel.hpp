@@ -50,66 +50,82 @@ NESTFAST_HD inline int level_dp_index(int num_layers, int stages_left, int first
   return stages_left * (num_layers + 1) + first_layer;
 }
 
+// The range of first layers i of the states (s, i) of row s: the stages
+// before this one need at least one layer each, the s-1 after it too.
+NESTFAST_HD inline int level_dp_first_i(int num_stages, int s) { return s == num_stages ? 0 : num_stages - s; }
+NESTFAST_HD inline int level_dp_last_i(int num_layers, int num_stages, int s) {
+  return s == num_stages ? 0 : num_layers - s;
+}
+
+// Marks every cell of the table (p+1)*(L+1) empty, except the base case
+// (no stages left at the end of the chain). Cells k = start, start + step, ...
+// so that a GPU block's lanes can share the work.
+NESTFAST_HD inline void level_dp_clear(int num_layers, int num_stages, double* value, int* cut, int start, int step) {
+  const int cells = (num_stages + 1) * (num_layers + 1);
+  for (int k = start; k < cells; k += step) {
+    value[k] = k == level_dp_index(num_layers, 0, num_layers) ? 0.0 : kDpInfinity;
+    cut[k] = -1;
+  }
+}
+
+// State (s, i): reads only row s-1, so the states of one row are independent
+// (a GPU block computes a row's states on its lanes in parallel).
+template <class Oracle>
+NESTFAST_HD void level_dp_state(const Oracle& oracle, int num_layers, int num_stages, int s, int i,
+                                double param_cap, double bottleneck_limit, double* value, int* cut,
+                                LevelDpCounters* counters) {
+  const int L = num_layers;
+  const int stage = num_stages - s;
+  if (counters) ++counters->states;
+  if (bottleneck_limit < kDpInfinity && oracle.floor(i, L) >= bottleneck_limit * s) {
+    if (counters) ++counters->pruned_bound;
+    return;  // value stays kDpInfinity
+  }
+  double best = bottleneck_limit;
+  int best_cut = -1;
+  const int last_end = L - (s - 1);
+  const int first_end = (s == 1) ? L : i + 1;  // the last stage takes the whole rest
+  for (int end = first_end; end <= last_end; ++end) {
+    if (param_cap < kDpInfinity && !(oracle.params(i, end) < param_cap)) {
+      if (counters) ++counters->pruned_params;
+      break;
+    }
+    const double rest = value[level_dp_index(L, s - 1, end)];
+    if (rest >= best) continue;
+    if (counters) ++counters->transitions;
+    const double here = oracle.time(i, end, stage);
+    if (here >= kDpInfinity) {
+      if (counters) ++counters->pruned_memory;
+      break;
+    }
+    if (here >= best) {
+      if (counters) ++counters->pruned_bound;
+      break;
+    }
+    const double bottleneck = here > rest ? here : rest;
+    if (bottleneck < best) {
+      best = bottleneck;
+      best_cut = end;
+    }
+  }
+  if (best_cut < 0) best = kDpInfinity;
+  value[level_dp_index(L, s, i)] = best;
+  cut[level_dp_index(L, s, i)] = best_cut;
+}
+
 // Fills value/cut (each (p+1)*(L+1) entries) and returns the optimal
 // bottleneck of the whole chain, or kDpInfinity when no partition is feasible.
 template <class Oracle>
 NESTFAST_HD double level_dp_run(const Oracle& oracle, int num_layers, int num_stages, double param_cap,
                                 double bottleneck_limit, double* value, int* cut, LevelDpCounters* counters) {
-  const int L = num_layers;
-  const int p = num_stages;
-  for (int s = 0; s <= p; ++s) {
-    for (int i = 0; i <= L; ++i) {
-      value[level_dp_index(L, s, i)] = kDpInfinity;
-      cut[level_dp_index(L, s, i)] = -1;
+  level_dp_clear(num_layers, num_stages, value, cut, 0, 1);
+  if (num_stages < 1 || num_layers < num_stages) return kDpInfinity;
+  for (int s = 1; s <= num_stages; ++s) {
+    for (int i = level_dp_first_i(num_stages, s); i <= level_dp_last_i(num_layers, num_stages, s); ++i) {
+      level_dp_state(oracle, num_layers, num_stages, s, i, param_cap, bottleneck_limit, value, cut, counters);
     }
   }
-  if (p < 1 || L < p) return kDpInfinity;
-  value[level_dp_index(L, 0, L)] = 0.0;
-
-  for (int s = 1; s <= p; ++s) {
-    const int stage = p - s;
-    // The stages before this one need at least one layer each; the s-1 after it too.
-    const int first_i = (s == p) ? 0 : stage;
-    const int last_i = (s == p) ? 0 : L - s;
-    for (int i = first_i; i <= last_i; ++i) {
-      if (counters) ++counters->states;
-      if (bottleneck_limit < kDpInfinity && oracle.floor(i, L) >= bottleneck_limit * s) {
-        if (counters) ++counters->pruned_bound;
-        continue;  // value stays kDpInfinity
-      }
-      double best = bottleneck_limit;
-      int best_cut = -1;
-      const int last_end = L - (s - 1);
-      const int first_end = (s == 1) ? L : i + 1;  // the last stage takes the whole rest
-      for (int end = first_end; end <= last_end; ++end) {
-        if (param_cap < kDpInfinity && !(oracle.params(i, end) < param_cap)) {
-          if (counters) ++counters->pruned_params;
-          break;
-        }
-        const double rest = value[level_dp_index(L, s - 1, end)];
-        if (rest >= best) continue;
-        if (counters) ++counters->transitions;
-        const double here = oracle.time(i, end, stage);
-        if (here >= kDpInfinity) {
-          if (counters) ++counters->pruned_memory;
-          break;
-        }
-        if (here >= best) {
-          if (counters) ++counters->pruned_bound;
-          break;
-        }
-        const double bottleneck = here > rest ? here : rest;
-        if (bottleneck < best) {
-          best = bottleneck;
-          best_cut = end;
-        }
-      }
-      if (best_cut < 0) best = kDpInfinity;
-      value[level_dp_index(L, s, i)] = best;
-      cut[level_dp_index(L, s, i)] = best_cut;
-    }
-  }
-  return value[level_dp_index(L, p, 0)];
+  return value[level_dp_index(num_layers, num_stages, 0)];
 }
 
 // Writes the p+1 stage boundaries (0 = b_0 < ... < b_p = L) of the optimum
