@@ -36,18 +36,12 @@ NESTFAST_HD inline std::uint64_t dp_cells(int layers, int stages) {
   return static_cast<std::uint64_t>(stages + 1) * static_cast<std::uint64_t>(layers + 1);
 }
 
-NESTFAST_HD inline int working_rows(int layers) {
-  int rows = 1;
-  while ((2 << (rows - 1)) <= layers) ++rows;
-  return rows;
-}
-
 NESTFAST_HD inline std::uint64_t prefix_doubles(int layers) {
   return static_cast<std::uint64_t>(kLayerColumns) * static_cast<std::uint64_t>(layers + 1);
 }
 
 NESTFAST_HD inline std::uint64_t working_doubles(int layers) {
-  return static_cast<std::uint64_t>(working_rows(layers)) * static_cast<std::uint64_t>(layers);
+  return static_cast<std::uint64_t>(working_table_rows(layers)) * static_cast<std::uint64_t>(layers);
 }
 
 // Doubles of shared memory one run's block needs: its prefix sums and

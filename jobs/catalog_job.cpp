@@ -28,8 +28,6 @@
 #include "jobs/work_items.hpp"
 #include "jobs/work_points.hpp"
 #include "jobs/work_queue.hpp"
-#include "solver/search/execution_layout.hpp"
-#include "solver/search/layer_table.hpp"
 #include "solver/search/search_context.hpp"
 
 namespace boost::serialization {
@@ -171,6 +169,24 @@ struct SweepContext {
   DpDevice dp_device;
 };
 
+// Item `item`'s values in a chunk's `values`, which start at the value offset `base`.
+std::span<double> item_values(const SweepContext& context, std::vector<double>& values, std::uint64_t base,
+                              std::uint64_t item) {
+  return std::span<double>(values).subspan(context.layout.value_offset(item) - base, context.layout.value_count(item));
+}
+
+// A DP instance item: its sweep point's problem and the instance.
+struct InstanceItem {
+  const search::SolveProblem& problem;
+  const search::DpInstance& instance;
+};
+
+InstanceItem instance_item(const SweepContext& context, std::uint64_t item) {
+  const std::size_t point = context.layout.point_of(item);
+  const PointWork& point_work = context.work.points[point];
+  return {point_work.problem, point_work.instances[item - context.layout.first_instance_item(point)]};
+}
+
 // One item at a time on the context's OpenMP threads.
 ChunkCompute item_by_item(const SweepContext& context,
                           const std::function<void(std::uint64_t, std::span<double>)>& compute) {
@@ -179,9 +195,7 @@ ChunkCompute item_by_item(const SweepContext& context,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(context.threads)
     for (std::size_t t = 0; t < todo.size(); ++t) {
       try {
-        const std::uint64_t item = todo[t];
-        compute(item, std::span<double>(values).subspan(context.layout.value_offset(item) - base,
-                                                        context.layout.value_count(item)));
+        compute(todo[t], item_values(context, values, base, todo[t]));
       } catch (const std::exception& error) {
 #pragma omp critical(nestfast_catalog_failure)
         if (failure.empty()) failure = error.what();
@@ -195,20 +209,14 @@ ChunkCompute item_by_item(const SweepContext& context,
 ChunkCompute instances_in_batches(const SweepContext& context) {
   return [&context](const std::vector<std::uint64_t>& todo, std::uint64_t base, std::vector<double>& values,
                     std::string& failure) {
-    std::vector<ExecutionLayout> layouts(todo.size());
-    std::vector<LayerTable> tables(todo.size());
+    std::vector<search::PreparedInstance> prepared(todo.size());
     std::vector<search::PreparedItem> items(todo.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(context.threads)
     for (std::size_t t = 0; t < todo.size(); ++t) {
       try {
-        const std::size_t point = context.layout.point_of(todo[t]);
-        const PointWork& point_work = context.work.points[point];
-        const search::DpInstance& spec = point_work.instances[todo[t] - context.layout.first_instance_item(point)];
-        const Execution skeleton = search::execution_skeleton(point_work.problem, spec);
-        layouts[t] = compute_layout(point_work.problem.cluster, skeleton);
-        tables[t] = build_layer_table(point_work.problem.model, point_work.problem.cluster,
-                                      layer_table_config(point_work.problem.model, skeleton, layouts[t]));
-        items[t] = {&point_work.problem, &spec, &layouts[t], &tables[t]};
+        const InstanceItem item = instance_item(context, todo[t]);
+        prepared[t] = search::prepare_instance(item.problem, item.instance);
+        items[t] = {&item.problem, &item.instance, prepared[t].layout.get(), prepared[t].table.get()};
       } catch (const std::exception& error) {
 #pragma omp critical(nestfast_catalog_failure)
         if (failure.empty()) failure = error.what();
@@ -218,10 +226,7 @@ ChunkCompute instances_in_batches(const SweepContext& context) {
     try {
       const std::vector<search::InstanceResult> results =
           search::solve_prepared_batch(items, search::kDpInfinity, true, context.dp_device.runner);
-      for (std::size_t t = 0; t < todo.size(); ++t) {
-        encode_instance(results[t], std::span<double>(values).subspan(context.layout.value_offset(todo[t]) - base,
-                                                                     context.layout.value_count(todo[t])));
-      }
+      for (std::size_t t = 0; t < todo.size(); ++t) encode_instance(results[t], item_values(context, values, base, todo[t]));
     } catch (const std::exception& error) {
       failure = error.what();
     }
@@ -442,10 +447,8 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   } else {
     run_phase(context, {WorkQueue::kInstanceItems, 0, layout.instance_items(), {}}, [](const auto&) {},
               item_by_item(context, [&](std::uint64_t item, std::span<double> values) {
-                const std::size_t point = layout.point_of(item);
-                const PointWork& point_work = work->points[point];
-                const std::size_t instance = item - layout.first_instance_item(point);
-                encode_instance(search::solve_instance(point_work.problem, point_work.instances[instance]), values);
+                const InstanceItem instance = instance_item(context, item);
+                encode_instance(search::solve_instance(instance.problem, instance.instance), values);
               }));
   }
   if (layout.has_baselines()) {

@@ -15,20 +15,6 @@ namespace {
 
 int dim_index(ParallelDim dim) { return static_cast<int>(dim); }
 
-// Device span of one block of each level (unbounded outermost: int64 max).
-std::vector<std::int64_t> level_spans(const ClusterSpec& cluster) {
-  std::vector<std::int64_t> spans;
-  std::int64_t span = 1;
-  for (const NetworkLevel& level : cluster.levels) {
-    if (level.group_size == 0 || span > std::numeric_limits<std::int64_t>::max() / level.group_size)
-      span = std::numeric_limits<std::int64_t>::max();
-    else
-      span *= level.group_size;
-    spans.push_back(span);
-  }
-  return spans;
-}
-
 // Every device of a group of dims is base + offset, offset = sum of the
 // members' coordinate * stride, base the same over the other dims. Because
 // the strides are a mixed radix (each is the product of the sizes placed
@@ -302,6 +288,19 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
   const std::vector<ParallelDim> all = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,
                                         ParallelDim::Dp};
   if (sorted != all) bad("--placement", "must name each of tp, cp, ep, pp, dp exactly once");
+}
+
+std::vector<std::int64_t> level_spans(const ClusterSpec& cluster) {
+  std::vector<std::int64_t> spans;
+  std::int64_t span = 1;
+  for (const NetworkLevel& level : cluster.levels) {
+    if (level.group_size == 0 || span > std::numeric_limits<std::int64_t>::max() / level.group_size)
+      span = std::numeric_limits<std::int64_t>::max();
+    else
+      span *= level.group_size;
+    spans.push_back(span);
+  }
+  return spans;
 }
 
 ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& execution) {

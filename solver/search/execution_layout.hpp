@@ -3,6 +3,7 @@
 // the cluster's levels (rules in execution.hpp). Computed once per
 // (degrees, placement) and shared by evaluate_plan and the DP.
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "solver/cluster/cluster_spec.hpp"
@@ -46,6 +47,10 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
                       int devices);
 
 ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& execution);
+
+// Devices in one block of each level, innermost first (products of the group
+// sizes; int64 max for an unbounded level and above).
+std::vector<std::int64_t> level_spans(const ClusterSpec& cluster);
 
 // Uniform stages (Megatron's default: blocks split as evenly as possible,
 // earlier stages take the remainder; embedding on stage 0, head on the last),

@@ -28,23 +28,6 @@ std::uint64_t IncrementalPrice::reset(const SolveProblem& problem, Execution pla
   return plan_.stages.size();
 }
 
-IncrementalPrice::RankPrice IncrementalPrice::price_rank(int rank) const {
-  // The order and the zero starts of price_plan's sums.
-  StageTime time;
-  StageFootprint footprint;
-  for (std::size_t i = static_cast<std::size_t>(rank); i < plan_.stages.size(); i += static_cast<std::size_t>(plan_.pp)) {
-    const StagePlan& stage = plan_.stages[i];
-    time += stage_time(*table_, replicas_, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute);
-    footprint += stage_footprint(*table_, stage.first_layer, stage.last_layer, stage.recompute);
-  }
-  RankPrice price;
-  price.time_s = time.total_s();
-  price.sync_s = sync_time(replicas_, footprint.dense_params, footprint.expert_params).total_s();
-  price.fits =
-      !(stage_memory(replicas_, footprint, stash_depth_[static_cast<std::size_t>(rank)]).total_bytes() > hbm_bytes_);
-  return price;
-}
-
 void IncrementalPrice::rescan_maxima() {
   totals_.max_time_s = -1;
   totals_.max_sync_s = -1;

@@ -43,11 +43,6 @@ class IncrementalPrice {
   const Execution& plan() const { return plan_; }
 
  private:
-  struct RankPrice {
-    double time_s = 0;  // t_r
-    double sync_s = 0;  // S_r
-    bool fits = true;
-  };
   struct Totals {
     double max_time_s = 0;
     int max_time_rank = 0;
@@ -56,7 +51,9 @@ class IncrementalPrice {
     int ranks_over_hbm = 0;
   };
 
-  RankPrice price_rank(int rank) const;
+  RankPrice price_rank(int rank) const {
+    return search::price_rank(plan_, rank, *table_, replicas_, stash_depth_[static_cast<std::size_t>(rank)], hbm_bytes_);
+  }
   std::uint64_t reprice(int rank);  // logs the old value for undo
   void rescan_maxima();
 

@@ -302,11 +302,8 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
 }  // namespace
 
 InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& spec) {
-  const Execution skeleton = execution_skeleton(problem, spec);
-  const ExecutionLayout layout = compute_layout(problem.cluster, skeleton);
-  const LayerTable table =
-      build_layer_table(problem.model, problem.cluster, layer_table_config(problem.model, skeleton, layout));
-  return solve_prepared(problem, spec, layout, table, kDpInfinity, true);
+  const PreparedInstance prepared = prepare_instance(problem, spec);
+  return solve_prepared(problem, spec, *prepared.layout, *prepared.table, kDpInfinity, true);
 }
 
 InstanceResult solve_prepared(const SolveProblem& problem, const DpInstance& spec, const ExecutionLayout& layout,

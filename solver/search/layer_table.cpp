@@ -34,14 +34,13 @@ LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& val
   for (std::size_t c = 0; c < static_cast<std::size_t>(kLayerColumns); ++c)
     for (std::size_t i = 0; i < n; ++i) prefix_[c * (n + 1) + i + 1] = prefix_[c * (n + 1) + i] + values[c][i];
   // Row k holds n - 2^k + 1 maxima; rows are n apart so a row is found by k * n.
-  working_max_.assign(n, 0.0);
+  const auto rows = static_cast<std::size_t>(working_table_rows(layers_));
+  working_max_.assign(rows * n, 0.0);
   std::copy(working_bytes.begin(), working_bytes.end(), working_max_.begin());
-  for (std::size_t half = 1; 2 * half <= n; half *= 2) {
-    const std::size_t previous = working_max_.size() - n;
-    working_max_.resize(working_max_.size() + n, 0.0);
-    const std::size_t row = previous + n;
+  for (std::size_t row = 1; row < rows; ++row) {
+    const std::size_t half = std::size_t{1} << (row - 1);
     for (std::size_t i = 0; i + 2 * half <= n; ++i)
-      working_max_[row + i] = std::max(working_max_[previous + i], working_max_[previous + i + half]);
+      working_max_[row * n + i] = std::max(working_max_[(row - 1) * n + i], working_max_[(row - 1) * n + i + half]);
   }
   for (const NetworkLevel& level : levels) {
     level_latency_s_.push_back(level.latency_s);

@@ -63,6 +63,14 @@ enum class LayerColumn : int {
 };
 inline constexpr int kLayerColumns = static_cast<int>(LayerColumn::Count);
 
+// Rows of the working-set sparse table of `layers` layers (row k holds the
+// maxima of 2^k consecutive layers): floor(log2(layers)) + 1.
+NESTFAST_HD inline int working_table_rows(int layers) {
+  int rows = 1;
+  while ((2 << (rows - 1)) <= layers) ++rows;
+  return rows;
+}
+
 // A LayerTable's storage seen through pointers (LayerTable::view()).
 struct LayerTableView {
   int layers = 0;                           // chain length L + 2
@@ -80,9 +88,7 @@ struct LayerTableView {
   }
 
   NESTFAST_HD double max_working_bytes(int first, int last) const {
-    const int length = last - first + 1;
-    int k = 0;
-    while ((2 << k) <= length) ++k;
+    const int k = working_table_rows(last - first + 1) - 1;
     const double left = working[k * layers + first];
     const double right = working[k * layers + last + 1 - (1 << k)];
     return left > right ? left : right;

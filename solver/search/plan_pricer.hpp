@@ -17,6 +17,18 @@ struct PlanPrice {
   double iteration_time_s = 0;
 };
 
+// One pipeline rank's part of the price: its per-micro-batch time t_r (its
+// stages summed part by part in stage order from zero, as evaluate_plan
+// does), its DP sync + optimizer time S_r, and whether it fits in HBM.
+struct RankPrice {
+  double time_s = 0;
+  double sync_s = 0;
+  bool fits = true;
+};
+
+RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, const ReplicaContext& replicas,
+                     double stash_microbatches, double hbm_bytes);
+
 // `plan` must be valid for `layout` (derived fields filled).
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,
                      const LayerTable& table);

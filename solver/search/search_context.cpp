@@ -105,6 +105,15 @@ SearchContext::SearchContext(const SolveProblem& problem, const std::vector<DpIn
   }
 }
 
+PreparedInstance prepare_instance(const SolveProblem& problem, const DpInstance& instance) {
+  const Execution skeleton = execution_skeleton(problem, instance);
+  PreparedInstance prepared;
+  prepared.layout = std::make_shared<const ExecutionLayout>(compute_layout(problem.cluster, skeleton));
+  prepared.table = std::make_shared<const LayerTable>(build_layer_table(
+      problem.model, problem.cluster, layer_table_config(problem.model, skeleton, *prepared.layout)));
+  return prepared;
+}
+
 PreparedInstance SearchContext::prepare(std::size_t i) {
   const DpInstance& instance = instances_[i];
   const Execution skeleton = execution_skeleton(problem_, instance);

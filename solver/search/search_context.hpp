@@ -53,6 +53,10 @@ class SearchContext {
   std::map<std::string, std::shared_ptr<const LayerTable>> tables_;
 };
 
+// The layout and layer table of one instance, built afresh (SearchContext::
+// prepare builds each distinct one once and shares it).
+PreparedInstance prepare_instance(const SolveProblem& problem, const DpInstance& instance);
+
 // The layer table of (tp, cp, ep, sp, mbs) with every group on one node:
 // its compute columns are those of any placement.
 LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& instance);

@@ -47,18 +47,45 @@ class Incumbents {
   double bound_ = kDpInfinity;
 };
 
+// The error of the lowest-numbered failing instance, so the message does
+// not depend on the thread schedule.
+class LowestFailure {
+ public:
+  void record(std::size_t instance, const char* what) {
+#pragma omp critical(nestfast_solve_failure)
+    if (instance < instance_) {
+      instance_ = instance;
+      what_ = what;
+    }
+  }
+
+  void throw_if_any() const {
+    if (instance_ != kNone) throw std::runtime_error("solving instance " + std::to_string(instance_) + ": " + what_);
+  }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t instance_ = kNone;
+  std::string what_;
+};
+
+// Whether instance i is skipped: it cannot beat `bound` (the k-th best time
+// so far) or surely does not fit. Skipped instances are counted as pruned.
+bool skipped(const SearchContext& context, std::size_t i, double bound, SearchStats& stats) {
+  if (!(context.lower_bound(i) > bound || context.surely_infeasible(i))) return false;
+  ++stats.pruned_instances;
+  ++stats.instances;
+  return true;
+}
+
 // Instances one by one on OpenMP threads, each bounded by the k-th best
 // time known when it starts.
 SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpInstance>& instances,
                              SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k) {
-  const std::vector<double>& lower = context.lower_bounds();
   Incumbents incumbents(top_k);
   const auto count = static_cast<std::int64_t>(instances.size());
   std::vector<SolveResult> partial(static_cast<std::size_t>(threads));
-  // The error of the lowest-numbered failing instance, so the message does
-  // not depend on the thread schedule.
-  std::size_t failed_ordinal = instances.size();
-  std::string failure;
+  LowestFailure failure;
 #pragma omp parallel num_threads(threads)
   {
     SolveResult& mine = partial[static_cast<std::size_t>(omp_get_thread_num())];
@@ -67,11 +94,7 @@ SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpIn
     for (std::int64_t k = 0; k < count; ++k) {
       const std::size_t i = order[static_cast<std::size_t>(k)];
       const double bound = incumbents.bound();
-      if (lower[i] > bound || context.surely_infeasible(i)) {
-        ++mine.stats.pruned_instances;
-        ++mine.stats.instances;
-        continue;
-      }
+      if (skipped(context, i, bound, mine.stats)) continue;
       try {
         const PreparedInstance prepared = context.prepare(i);
         // Infeasible instances are diagnosed only if nothing fits (see solve).
@@ -80,11 +103,7 @@ SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpIn
         if (result.pruned_by_bound) ++result.stats.pruned_instances;
         batch.push_back(std::move(result));
       } catch (const std::exception& error) {
-#pragma omp critical(nestfast_solve_failure)
-        if (i < failed_ordinal) {
-          failed_ordinal = i;
-          failure = error.what();
-        }
+        failure.record(i, error.what());
       }
       if (batch.size() >= 256) {
         mine = merge(mine, reduce(batch, top_k), top_k);
@@ -93,9 +112,7 @@ SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpIn
     }
     mine = merge(mine, reduce(batch, top_k), top_k);
   }
-  if (failed_ordinal < instances.size()) {
-    throw std::runtime_error("solving instance " + std::to_string(failed_ordinal) + ": " + failure);
-  }
+  failure.throw_if_any();
   SolveResult result;
   for (const SolveResult& part : partial) result = merge(result, part, top_k);
   return result;
@@ -109,7 +126,6 @@ SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInst
                            SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k,
                            const DpBatchRunner& runner) {
   constexpr std::size_t kMaxWave = 16384;
-  const std::vector<double>& lower = context.lower_bounds();
   Incumbents incumbents(top_k);
   SolveResult result;
   std::size_t wave = static_cast<std::size_t>(8 * top_k);
@@ -117,32 +133,20 @@ SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInst
     const double bound = incumbents.bound();
     std::vector<std::size_t> chosen;
     for (std::size_t k = first; k < std::min(first + wave, order.size()); ++k) {
-      const std::size_t i = order[k];
-      if (lower[i] > bound || context.surely_infeasible(i)) {
-        ++result.stats.pruned_instances;
-        ++result.stats.instances;
-        continue;
-      }
-      chosen.push_back(i);
+      if (!skipped(context, order[k], bound, result.stats)) chosen.push_back(order[k]);
     }
     std::vector<PreparedInstance> prepared(chosen.size());
-    std::size_t failed_ordinal = instances.size();
-    std::string failure;
+    LowestFailure failure;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(chosen.size()); ++k) {
+      const std::size_t i = chosen[static_cast<std::size_t>(k)];
       try {
-        prepared[static_cast<std::size_t>(k)] = context.prepare(chosen[static_cast<std::size_t>(k)]);
+        prepared[static_cast<std::size_t>(k)] = context.prepare(i);
       } catch (const std::exception& error) {
-#pragma omp critical(nestfast_solve_failure)
-        if (chosen[static_cast<std::size_t>(k)] < failed_ordinal) {
-          failed_ordinal = chosen[static_cast<std::size_t>(k)];
-          failure = error.what();
-        }
+        failure.record(i, error.what());
       }
     }
-    if (failed_ordinal < instances.size()) {
-      throw std::runtime_error("solving instance " + std::to_string(failed_ordinal) + ": " + failure);
-    }
+    failure.throw_if_any();
     std::vector<PreparedItem> items;
     for (std::size_t k = 0; k < chosen.size(); ++k) {
       items.push_back({&problem, &instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});

@@ -21,19 +21,6 @@ namespace {
 
 // ---- Reference: every device of every copy ---------------------------------
 
-std::vector<std::int64_t> reference_spans(const ClusterSpec& cluster) {
-  std::vector<std::int64_t> spans;
-  std::int64_t span = 1;
-  for (const NetworkLevel& level : cluster.levels) {
-    if (level.group_size == 0 || span > std::numeric_limits<std::int64_t>::max() / level.group_size)
-      span = std::numeric_limits<std::int64_t>::max();
-    else
-      span *= level.group_size;
-    spans.push_back(span);
-  }
-  return spans;
-}
-
 int reference_common_level(const std::vector<std::int64_t>& spans, std::int64_t a, std::int64_t b) {
   for (std::size_t l = 0; l < spans.size(); ++l)
     if (a / spans[l] == b / spans[l]) return static_cast<int>(l);
@@ -110,7 +97,7 @@ ExecutionLayout reference_layout(const ClusterSpec& cluster, const Execution& ex
     layout.stride[at(dim)] = stride;
     stride *= layout.size[at(dim)];
   }
-  const std::vector<std::int64_t> spans = reference_spans(cluster);
+  const std::vector<std::int64_t> spans = level_spans(cluster);
   const int tp = 0, cp = 1, ep = 2, pp = 3, dp = 4;
   layout.tp_group = reference_group_shape(layout, spans, {tp});
   layout.cp_group = reference_group_shape(layout, spans, {cp});
