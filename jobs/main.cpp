@@ -57,11 +57,18 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     // Help and version print on rank 0 only; usage errors on every rank would be noise too.
-    int code = 0;
-    if (world_rank() == 0) code = app.exit(error);
-    else code = error.get_exit_code();
+    // A usage error is one line naming the flag, like every other bad input
+    // (CLI11's own exit() adds a second "Run with --help" line).
+    const bool usage_error = error.get_exit_code() != 0;
+    if (world_rank() == 0) {
+      if (usage_error) {
+        std::fprintf(stderr, "nestfast: error: %s\n", error.what());
+      } else {
+        app.exit(error);
+      }
+    }
     MPI_Finalize();
-    return code == 0 ? 0 : kExitBadInput;
+    return usage_error ? kExitBadInput : 0;
   } catch (const std::invalid_argument& error) {
     return report_and_exit("error", error.what(), kExitBadInput);
   } catch (const std::exception& error) {

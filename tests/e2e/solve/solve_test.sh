@@ -112,6 +112,8 @@ expect_bad --zero "${base[@]}" --zero 5
 expect_bad --sp "${base[@]}" --sp maybe
 expect_bad --recompute "${base[@]}" --recompute some
 expect_bad --placement "${base[@]}" --placement tp,tp
+expect_bad --gpu "${base[@]}" --gpu maybe  # a CLI11 usage error: one line too
+expect_bad --model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --gpus --model llama2-7b --cluster selene-a100 --gpus 0 --gbs 512
 # --gpu on where no device is present: one line naming the flag, exit 2 (a GPU node may run it).
 if ! "$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --no-baselines --gpu on \
