@@ -97,7 +97,7 @@ else
 fi
 
 # 5. batched DP and copy plans
-run_step gpu_bench 150 "see gpu_bench.json" bash -c "'$build/gpu/nestfast-gpu-bench' --gpus 256 >'$out/gpu_bench.json'"
+run_step gpu_bench 150 "see gpu_bench.json" bash -c "'$build/jobs/nestfast-gpu-bench' --gpus 256 >'$out/gpu_bench.json'"
 
 # 6. solve: the same sweep point on the CPU and on the GPU
 if "$nestfast" solve --help 2>/dev/null | grep -qE -- '--gpu( |$)'; then

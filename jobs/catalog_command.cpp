@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 
-#include "jobs/catalog_agreement.hpp"
+#include "jobs/catalog/agreement.hpp"
 #include "jobs/catalog_plan_text.hpp"
 #include "jobs/dp_device.hpp"
 
@@ -24,6 +26,24 @@ std::string plot_script_path() {
     if (fs::exists(installed, error)) return installed.string();
   }
   return NESTFAST_SOURCE_PLOT_SCRIPT;
+}
+
+// --slice "I/N" -> (I, N) with 0 <= I < N.
+std::pair<int, int> parse_slice(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    std::size_t used_index = 0;
+    std::size_t used_count = 0;
+    const int index = std::stoi(text.substr(0, slash), &used_index);
+    const int count = std::stoi(text.substr(slash + 1), &used_count);
+    if (used_index != slash || used_count != text.size() - slash - 1 || count < 1 || index < 0 || index >= count) {
+      throw std::invalid_argument("range");
+    }
+    return {index, count};
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--slice: \"" + text + "\" is not I/N with 0 <= I < N");
+  }
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "jobs/catalog_job.hpp"
+#include "jobs/catalog/job.hpp"
 
 namespace nestfast::jobs {
 

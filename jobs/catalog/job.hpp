@@ -1,11 +1,18 @@
 #pragma once
-// The MPI catalog job (ARCHITECTURE.md data flow 1-3, 5; io.md): rank 0 reads
-// and checks the job and broadcasts it; all ranks pull DP instances from a
-// shared counter, record finished items in the catalog's /checkpoint, then
-// the baselines; the owners of contiguous blocks of sweep points rebuild their
-// rows from the checkpoint and all ranks write them collectively. `run` adds
-// the validation phase. Collective over `comm`; every failure is a JobError
-// thrown on all ranks alike.
+// The catalog engine's driver: `nestfast catalog` and `nestfast run` as one
+// collective call, its steps in order (docs/catalog.md, "How it runs"), each
+// owned by a file of this folder:
+//   1. start.hpp        rank 0 reads and checks the job, decides fresh or resume;
+//                       work_points.hpp / work_items.hpp turn it into work items;
+//                       everything is broadcast (io/archive)
+//   2. the partial catalog OUT.partial (io::CatalogWriter), created or reopened
+//   3. sweep.hpp        ranks and GPUs claim items from work_queue.hpp and
+//                       compute them; checkpoint.hpp records them in /checkpoint
+//   4. assemble.hpp     reduce: a point's items -> its catalog rows, written collectively
+//   5. validation.hpp   (run only) the chosen plans' all-to-alls on the job's ranks
+//   6. rename OUT.partial -> OUT; rank 0 gets the report
+// Collective over `comm`; every failure is a JobError thrown on all ranks
+// alike (agreement.hpp), progress.hpp prints the progress line.
 #include <mpi.h>
 
 #include <cstdint>
@@ -41,8 +48,5 @@ struct CatalogReport {  // complete on rank 0 only
 };
 
 CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request);
-
-// "I/N" -> (I, N) with 0 <= I < N; std::invalid_argument naming --slice otherwise.
-std::pair<int, int> parse_slice(const std::string& text);
 
 }  // namespace nestfast::jobs

@@ -1,6 +1,6 @@
-#include "jobs/catalog_validation.hpp"
+#include "jobs/catalog/validation.hpp"
 
-#include "jobs/catalog_agreement.hpp"
+#include "jobs/catalog/agreement.hpp"
 
 namespace nestfast::jobs {
 

@@ -1,4 +1,4 @@
-#include "jobs/catalog_progress.hpp"
+#include "jobs/catalog/progress.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "jobs/work_queue.hpp"
+#include "jobs/catalog/work_queue.hpp"
 
 #include <atomic>
 

@@ -1,4 +1,4 @@
-#include "jobs/catalog_assemble.hpp"
+#include "jobs/catalog/assemble.hpp"
 
 #include <algorithm>
 #include <numeric>

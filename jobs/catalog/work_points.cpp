@@ -1,4 +1,4 @@
-#include "jobs/work_points.hpp"
+#include "jobs/catalog/work_points.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "jobs/catalog_agreement.hpp"
+#include "jobs/catalog/agreement.hpp"
 
 #include <vector>
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/work_points.hpp"
+#include "jobs/catalog/work_points.hpp"
 #include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {

@@ -1,4 +1,4 @@
-#include "jobs/work_items.hpp"
+#include "jobs/catalog/work_items.hpp"
 
 #include <algorithm>
 #include <cmath>

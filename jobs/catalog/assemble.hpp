@@ -10,8 +10,8 @@
 
 #include "comm/exec/validation.hpp"
 #include "io/catalog/catalog_rows.hpp"
-#include "jobs/work_items.hpp"
-#include "jobs/work_points.hpp"
+#include "jobs/catalog/work_items.hpp"
+#include "jobs/catalog/work_points.hpp"
 
 namespace nestfast::jobs {
 

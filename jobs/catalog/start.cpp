@@ -1,0 +1,74 @@
+#include "jobs/catalog/start.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "io/catalog/catalog_rows.hpp"
+#include "io/catalog/catalog_writer.hpp"
+#include "io/job/job_file.hpp"
+
+namespace nestfast::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string part_file_name(const std::string& out, int index, int count) {
+  const fs::path path(out);
+  const std::string stem = path.extension() == ".h5" ? path.stem().string() : path.filename().string();
+  return (path.parent_path() / (stem + ".part" + std::to_string(index) + "of" + std::to_string(count) + ".h5")).string();
+}
+
+void check_output(const std::string& out, bool force) {
+  const fs::path path(out);
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) throw std::invalid_argument(out + ": the output directory does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw std::invalid_argument(out + ": the output directory is not writable");
+  if (fs::is_directory(path, error)) throw std::invalid_argument(out + ": is a directory, not a catalog file");
+  if (fs::exists(path, error) && !force) {
+    throw std::invalid_argument(out + ": a finished catalog exists; pass --force to overwrite it or --out to write elsewhere");
+  }
+}
+
+}  // namespace
+
+void check_preset_names(const JobBundle& bundle) {
+  auto check = [&](const std::string& name) {
+    if (name.size() >= io::kNameChars) {
+      throw std::invalid_argument(bundle.job.source + ": preset name '" + name + "' is longer than " +
+                                  std::to_string(io::kNameChars - 1) + " characters");
+    }
+  };
+  for (const auto& [key, model] : bundle.models) check(model.name);
+  for (const auto& [key, cluster] : bundle.clusters) check(cluster.name);
+}
+
+std::uint64_t job_fingerprint_of(const JobBundle& bundle) {
+  std::uint64_t hash = io::job_fingerprint(bundle.job);
+  for (const std::uint64_t part : {static_cast<std::uint64_t>(bundle.slice_index), static_cast<std::uint64_t>(bundle.slice_count)}) {
+    hash = (hash ^ part) * 1099511628211ULL;
+  }
+  return hash;
+}
+
+Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const WorkLayout& layout) {
+  const io::JobSpec& job = bundle.job;
+  Start start;
+  start.out = !request.out.empty()      ? request.out
+              : request.slice_count > 1 ? part_file_name(job.out, request.slice_index, request.slice_count)
+                                        : job.out;
+  check_output(start.out, request.force);
+  const std::string partial = start.out + ".partial";
+  std::error_code error;
+  if (fs::exists(partial, error) && !request.force) {
+    start.done = io::read_partial_checkpoint(partial, job_fingerprint_of(bundle), {layout.items(), layout.values()});
+    start.resume = true;
+  } else {
+    start.done.assign(layout.items(), 0);
+  }
+  return start;
+}
+
+}  // namespace nestfast::jobs

@@ -1,0 +1,32 @@
+#pragma once
+// Step 1 of the job, on rank 0 before any work starts: the presets' names fit
+// the catalog's fields, where the catalog goes (--out, [job].out, or the
+// slice's part file), that writing there is allowed, and whether a .partial
+// left by an interrupted run of the same job resumes (its /checkpoint must
+// carry this job's fingerprint and shape). Errors are std::invalid_argument
+// with one line naming the file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jobs/catalog/job.hpp"
+#include "jobs/catalog/work_items.hpp"
+#include "jobs/catalog/work_points.hpp"
+
+namespace nestfast::jobs {
+
+struct Start {
+  bool resume = false;
+  std::string out;                 // the finished catalog's path; OUT.partial until complete
+  std::vector<std::uint8_t> done;  // per work item: finished by an earlier run
+};
+
+// Throws when a preset's name does not fit the catalog's fixed-length name field.
+void check_preset_names(const JobBundle& bundle);
+
+// What /checkpoint remembers of the job: its text and the slice.
+std::uint64_t job_fingerprint_of(const JobBundle& bundle);
+
+Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const WorkLayout& layout);
+
+}  // namespace nestfast::jobs
