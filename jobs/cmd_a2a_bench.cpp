@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +20,7 @@
 #include "comm/exec/sweep_point.hpp"
 #include "comm/workload/workload.hpp"
 #include "gpu/device.hpp"
+#include "io/atomic_file/atomic_file.hpp"
 #include "jobs/cli_context.hpp"
 
 namespace nestfast::jobs {
@@ -178,9 +178,7 @@ int run_bench(const BenchOptions& options) {
     nlohmann::json doc = {{"ranks", ranks}, {"servers", map.servers()}, {"rank_server", map.rank_server()},
                           {"workload", options.workload}, {"seed", options.seed},
                           {"rank_bandwidth_Bps", bandwidth.bytes_per_s}, {"rows", rows}};
-    std::ofstream out(options.json_path);
-    out << doc.dump(2) << '\n';
-    if (!out) throw std::runtime_error("--json: cannot write " + options.json_path);
+    io::write_file_atomically(options.json_path, doc.dump(2) + '\n');
   }
   if (wrong > 0) {
     if (root) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "io/atomic_file/atomic_file.hpp"
 #include "io/nest_json/nest_json.hpp"
 #include "jobs/cli_context.hpp"
 #include "solver/compat/nest_solver.hpp"

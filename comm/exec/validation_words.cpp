@@ -38,13 +38,6 @@ void write_block(std::byte* out, std::uint64_t bytes, std::uint64_t seed, int sr
 
 }  // namespace
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t validation_word(std::uint64_t seed, int src, int dst, std::uint64_t index) {
   return word_of_key(block_key(seed, src, dst), index);
 }

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace nestfast::comm {
+#include "comm/plan/seeded_hash.hpp"
 
-std::uint64_t splitmix64(std::uint64_t x);
+namespace nestfast::comm {
 
 // The 64-bit validation word number `index` of the block src -> dst.
 std::uint64_t validation_word(std::uint64_t seed, int src, int dst, std::uint64_t index);

@@ -7,6 +7,7 @@
 
 #include "comm/plan/birkhoff.hpp"
 #include "comm/plan/intra_server_balance.hpp"
+#include "comm/plan/seeded_hash.hpp"
 
 namespace nestfast::comm {
 
@@ -103,50 +104,37 @@ FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, cons
 
 namespace {
 
-// FNV-1a over 64-bit words: platform-independent for integer inputs.
-class Fingerprint {
- public:
-  void add(std::uint64_t word) {
-    for (int byte = 0; byte < 8; ++byte) {
-      state_ ^= (word >> (8 * byte)) & 0xffu;
-      state_ *= 0x100000001b3ull;
-    }
-  }
-  template <class Range>
-  void add_all(const Range& values) {
-    add(static_cast<std::uint64_t>(values.size()));
-    for (const auto& value : values) add(static_cast<std::uint64_t>(value));
-  }
-  std::uint64_t value() const { return state_; }
-
- private:
-  std::uint64_t state_ = 0xcbf29ce484222325ull;
-};
+// A list of integers as its length and then one 64-bit word per value.
+template <class Range>
+void add_all(Fnv1a64& print, const Range& values) {
+  print.add_word(static_cast<std::uint64_t>(values.size()));
+  for (const auto& value : values) print.add_word(static_cast<std::uint64_t>(value));
+}
 
 }  // namespace
 
 std::uint64_t plan_fingerprint(const FastPlan& plan) {
-  Fingerprint print;
-  print.add_all(plan.map.rank_server());
-  print.add_all(plan.demand.row_major());
-  print.add(plan.options.quantum);
-  print.add_all(plan.server_matrix);
-  print.add_all(plan.padded_matrix);
-  print.add(plan.padded_line_sum);
-  print.add_all(plan.stage_weights);
-  print.add_all(plan.stage_perms);
-  print.add_all(plan.stage_sources);
-  print.add(plan.balance.size());
+  Fnv1a64 print;  // over the words' little-endian bytes: the same on every platform
+  add_all(print, plan.map.rank_server());
+  add_all(print, plan.demand.row_major());
+  print.add_word(plan.options.quantum);
+  add_all(print, plan.server_matrix);
+  add_all(print, plan.padded_matrix);
+  print.add_word(plan.padded_line_sum);
+  add_all(print, plan.stage_weights);
+  add_all(print, plan.stage_perms);
+  add_all(print, plan.stage_sources);
+  print.add_word(plan.balance.size());
   for (const BalanceMove& move : plan.balance) {
     for (std::uint64_t word : {std::uint64_t(move.from), std::uint64_t(move.to), std::uint64_t(move.range.owner),
                                std::uint64_t(move.range.server), move.range.begin, move.range.end}) {
-      print.add(word);
+      print.add_word(word);
     }
   }
-  print.add_all(plan.rail_begin);
+  add_all(print, plan.rail_begin);
   for (const StreamSegment& segment : plan.rail_segments) {
     for (std::uint64_t word : {std::uint64_t(segment.owner), std::uint64_t(segment.server), segment.begin, segment.end}) {
-      print.add(word);
+      print.add_word(word);
     }
   }
   return print.value();

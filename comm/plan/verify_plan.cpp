@@ -5,16 +5,11 @@
 #include <string>
 #include <tuple>
 
+#include "comm/plan/seeded_hash.hpp"
+
 namespace nestfast::comm {
 
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Order-independent sums of message hashes: what senders say they sent must
 // equal, as a multiset, what receivers say they received (a 64-bit hash per
@@ -157,11 +152,11 @@ class Verifier {
 
   std::uint64_t message_hash(std::uint64_t channel, std::size_t k, int from, int to, const RankSchedule& schedule,
                              const Transfer& transfer) const {
-    std::uint64_t h = mix(channel ^ mix(k ^ mix(static_cast<std::uint64_t>(from) ^ mix(static_cast<std::uint64_t>(to)))));
+    std::uint64_t h = splitmix64(channel ^ splitmix64(k ^ splitmix64(static_cast<std::uint64_t>(from) ^ splitmix64(static_cast<std::uint64_t>(to)))));
     for (std::uint32_t p = transfer.first_piece; p < transfer.first_piece + transfer.piece_count; ++p) {
       const Piece& piece = schedule.pieces[p];
-      h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(piece.src)) << 32 | static_cast<std::uint32_t>(piece.dst)));
-      h = mix(h ^ piece.offset ^ (piece.length << 40) ^ (piece.length >> 24));
+      h = splitmix64(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(piece.src)) << 32 | static_cast<std::uint32_t>(piece.dst)));
+      h = splitmix64(h ^ piece.offset ^ (piece.length << 40) ^ (piece.length >> 24));
     }
     return h;
   }

@@ -9,29 +9,17 @@
 #include <stdexcept>
 #include <vector>
 
+#include "comm/plan/seeded_hash.hpp"
+
 namespace nestfast::comm {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // A counter-based generator: the k-th draw of a stream depends only on
 // (seed, stream, k), so rows can be generated in any order.
-class Draws {
- public:
-  Draws(std::uint64_t seed, std::uint64_t stream) : state_(splitmix64(seed ^ splitmix64(stream + 0x632be59bd9b4e019ull))) {}
-  std::uint64_t next() { return splitmix64(state_ += 0x9e3779b97f4a7c15ull); }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-
- private:
-  std::uint64_t state_;
-};
+SplitMix64Stream stream_of(std::uint64_t seed, std::uint64_t stream) {
+  return SplitMix64Stream(splitmix64(seed ^ splitmix64(stream + 0x632be59bd9b4e019ull)));
+}
 
 std::invalid_argument bad_spec(const std::string& spec, const std::string& why) {
   return std::invalid_argument("workload '" + spec + "': " + why);
@@ -97,7 +85,7 @@ void apportion(std::uint64_t bytes, const std::vector<double>& weights, std::uin
 std::vector<int> seeded_order(int n, std::uint64_t seed, std::uint64_t stream) {
   std::vector<int> order(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) order[i] = i;
-  Draws draws(seed, stream);
+  SplitMix64Stream draws = stream_of(seed, stream);
   for (int i = n - 1; i > 0; --i) std::swap(order[i], order[draws.below(static_cast<std::uint64_t>(i) + 1)]);
   return order;
 }
@@ -133,7 +121,7 @@ TrafficMatrix moe_routing(const WorkloadSpec& spec, int ranks, std::uint64_t byt
   std::vector<int> chosen(static_cast<std::size_t>(spec.top_k));
   for (int g = 0; g < ranks; ++g) {
     std::fill(copies.begin(), copies.end(), 0.0);
-    Draws draws(seed, 0x10000u + static_cast<std::uint64_t>(g));
+    SplitMix64Stream draws = stream_of(seed, 0x10000u + static_cast<std::uint64_t>(g));
     for (int token = 0; token < kTokensPerRank; ++token) {
       for (int pick = 0; pick < spec.top_k; ++pick) {
         int expert = -1;
@@ -255,7 +243,7 @@ TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t b
       TrafficMatrix demand(ranks);
       std::vector<double> weights(N);
       for (int g = 0; g < ranks; ++g) {
-        Draws draws(seed, static_cast<std::uint64_t>(g));
+        SplitMix64Stream draws = stream_of(seed, static_cast<std::uint64_t>(g));
         for (double& w : weights) w = draws.unit();
         apportion(bytes_per_rank, weights, &demand(g, 0));
       }
@@ -265,7 +253,7 @@ TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t b
       return same_row_everywhere(ranks, bytes_per_rank, zipf_popularity(ranks, spec.skew, seed, 0x21f));
     case WorkloadSpec::Kind::hot: {
       std::vector<double> weights(N, 1.0);
-      weights[Draws(seed, 0x407).below(N)] = spec.hot_factor;
+      weights[stream_of(seed, 0x407).below(N)] = spec.hot_factor;
       return same_row_everywhere(ranks, bytes_per_rank, weights);
     }
     case WorkloadSpec::Kind::moe:

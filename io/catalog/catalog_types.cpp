@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <ctime>
 
 #include "io/catalog/catalog_rows.hpp"
 
@@ -110,6 +111,15 @@ H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint6
   h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
   return h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, create, H5P_DEFAULT),
                     std::string("creating ") + name);
+}
+
+std::string created_utc_now() {
+  char text[32] = {};
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
 }
 
 }  // namespace nestfast::io

@@ -2,6 +2,7 @@
 // HDF5 compound types of the catalog's rows (native layout, fixed strings),
 // and the one storage layout of every row table.
 #include <cstdint>
+#include <string>
 
 #include "io/catalog/h5_handle.hpp"
 
@@ -17,5 +18,8 @@ H5Handle validation_row_type();
 // both use it, so a merged catalog stores its tables exactly as a direct run.
 // Collective when the file is open for parallel access.
 H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows);
+
+// The root attribute created_utc of a catalog, direct or merged: now, in UTC, as "2026-12-01T10:19:00Z".
+std::string created_utc_now();
 
 }  // namespace nestfast::io

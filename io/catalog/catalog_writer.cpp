@@ -1,13 +1,10 @@
 #include "io/catalog/catalog_writer.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <ctime>
 #include <stdexcept>
 
 #include "comm/exec/communicator.hpp"
+#include "io/atomic_file/atomic_file.hpp"
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/h5_attributes.hpp"
 #include "nestfast_version.hpp"
@@ -38,12 +35,7 @@ H5Handle collective_transfer() {
 // The UTC time on rank 0, identical on every rank (attributes are written collectively).
 std::string agreed_utc_now(MPI_Comm comm) {
   char text[32] = {};
-  if (rank_of(comm) == 0) {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  }
+  if (rank_of(comm) == 0) created_utc_now().copy(text, sizeof text - 1);
   MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm);
   return text;
 }
@@ -381,14 +373,19 @@ void CatalogWriter::complete(const std::string& final_path) {
   done_.reset();
   values_.reset();
   file_.reset();  // collective close: every rank's writes are in the file after this
-  int failed = 0;
-  if (rank_of(comm_) == 0 && std::rename(path_.c_str(), final_path.c_str()) != 0) {
-    failed = errno;
+  std::string failure;
+  if (rank_of(comm_) == 0) {
+    try {
+      commit_file(path_, final_path);
+    } catch (const std::runtime_error& error) {
+      failure = error.what();
+    }
   }
-  MPI_Bcast(&failed, 1, MPI_INT, 0, comm_);
-  if (failed != 0) {
-    throw std::runtime_error("renaming " + path_ + " to " + final_path + ": " + std::strerror(failed));
-  }
+  int length = static_cast<int>(failure.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+  failure.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(failure.data(), length, MPI_CHAR, 0, comm_);
+  if (length != 0) throw std::runtime_error(failure);
 }
 
 }  // namespace nestfast::io

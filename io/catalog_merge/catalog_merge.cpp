@@ -1,14 +1,11 @@
 #include "io/catalog_merge/catalog_merge.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 
+#include "io/atomic_file/atomic_file.hpp"
 #include "io/catalog/catalog_reader.hpp"
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/catalog_writer.hpp"
@@ -118,15 +115,6 @@ std::uint64_t check_coverage(const std::vector<Part>& parts) {
   return expected;
 }
 
-std::string utc_now() {
-  char text[32] = {};
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 void write_table(hid_t parent, const char* name, hid_t type, std::uint64_t count, const void* rows) {
   const H5Handle dataset = create_row_table(parent, name, type, count);
   if (count > 0) h5_check(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), std::string("writing ") + name);
@@ -227,7 +215,7 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
     write_attribute(file, "schema_version", first.schema_version);
     write_attribute(file, "nestfast_version", first.version);
     write_attribute(file, "git_sha", first.git_sha);
-    write_attribute(file, "created_utc", utc_now());
+    write_attribute(file, "created_utc", created_utc_now());
     write_attribute(file, "mpi_ranks", most_ranks);  // the largest part job's
     write_attribute(file, "sweep_points", summary.points);
     write_attribute(file, "merged_parts", static_cast<std::int64_t>(parts.size()));
@@ -247,10 +235,7 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
     fs::remove(partial, error);  // never leave a half-written file behind
     throw;
   }
-  if (std::rename(partial.c_str(), out.c_str()) != 0) {
-    const int failed = errno;
-    throw std::runtime_error("renaming " + partial + " to " + out + ": " + std::strerror(failed));
-  }
+  commit_file(partial, out);
   return summary;
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "comm/plan/seeded_hash.hpp"
+
 namespace nestfast::io {
 namespace {
 
@@ -348,13 +350,6 @@ std::vector<SweepPoint> expand_sweep(const JobSpec& job) {
   return points;
 }
 
-std::uint64_t job_fingerprint(const JobSpec& job) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (unsigned char c : job.text) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
+std::uint64_t job_fingerprint(const JobSpec& job) { return comm::Fnv1a64().add_bytes(job.text).value(); }
 
 }  // namespace nestfast::io

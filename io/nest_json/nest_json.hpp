@@ -34,8 +34,4 @@ NestReference load_nest_output(const std::string& path, const compat::NestProble
 // model adds costModel and timeUnit ("s"), since its times are seconds.
 nlohmann::json to_artifact_json(const compat::NestAnswer& answer, const compat::NestProblem& problem);
 
-// Writes `text` to `path` through a temporary file in the same folder and a
-// rename, so the path never holds a half-written file.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace nestfast::io

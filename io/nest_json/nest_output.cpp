@@ -1,12 +1,8 @@
 // The artifact's output format: reading a reference answer and writing ours.
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "io/nest_json/json_fields.hpp"
 #include "io/nest_json/nest_json.hpp"
@@ -117,29 +113,6 @@ nlohmann::json to_artifact_json(const compat::NestAnswer& answer, const compat::
     json["timeUnit"] = "s";
   }
   return json;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  std::filesystem::path temporary = target;
-  temporary += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::invalid_argument(path + ": cannot create " + temporary.string());
-    file << text;
-    file.flush();
-    if (!file) {
-      file.close();
-      std::filesystem::remove(temporary);
-      throw std::runtime_error(path + ": writing " + temporary.string() + " failed");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, target, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw std::runtime_error(path + ": cannot rename the finished file into place: " + error.message());
-  }
 }
 
 }  // namespace nestfast::io

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "comm/plan/seeded_hash.hpp"
 #include "io/catalog/catalog_rows.hpp"
 #include "io/catalog/catalog_writer.hpp"
-#include "io/job/job_file.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -46,11 +46,11 @@ void check_preset_names(const JobBundle& bundle) {
 }
 
 std::uint64_t job_fingerprint_of(const JobBundle& bundle) {
-  std::uint64_t hash = io::job_fingerprint(bundle.job);
-  for (const std::uint64_t part : {static_cast<std::uint64_t>(bundle.slice_index), static_cast<std::uint64_t>(bundle.slice_count)}) {
-    hash = (hash ^ part) * 1099511628211ULL;
-  }
-  return hash;
+  return comm::Fnv1a64()
+      .add_bytes(bundle.job.text)
+      .add_word(static_cast<std::uint64_t>(bundle.slice_index))
+      .add_word(static_cast<std::uint64_t>(bundle.slice_count))
+      .value();
 }
 
 Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const WorkLayout& layout) {

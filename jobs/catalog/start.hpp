@@ -24,7 +24,7 @@ struct Start {
 // Throws when a preset's name does not fit the catalog's fixed-length name field.
 void check_preset_names(const JobBundle& bundle);
 
-// What /checkpoint remembers of the job: its text and the slice.
+// What /checkpoint remembers of the job: FNV-1a of its text, then of the slice index and count.
 std::uint64_t job_fingerprint_of(const JobBundle& bundle);
 
 Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const WorkLayout& layout);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/plan/seeded_hash.hpp"
 #include "comm/plan/server_map.hpp"
 #include "comm/plan/traffic_matrix.hpp"
 
@@ -17,21 +18,14 @@ struct PlanCase {
   TrafficMatrix demand;
 };
 
-inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 class CaseRandom {
  public:
-  explicit CaseRandom(std::uint64_t seed) : state_(mix64(seed)) {}
-  std::uint64_t next() { return mix64(state_ += 0x9e3779b97f4a7c15ull); }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  explicit CaseRandom(std::uint64_t seed) : stream_(splitmix64(seed)) {}
+  std::uint64_t next() { return stream_.next(); }
+  int below(int n) { return static_cast<int>(stream_.below(static_cast<std::uint64_t>(n))); }
 
  private:
-  std::uint64_t state_;
+  SplitMix64Stream stream_;
 };
 
 // Case `seed` of the property test: shape and content both follow from it.
