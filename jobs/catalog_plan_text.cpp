@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
+
+#include "io/catalog/plan_rows.hpp"
+#include "jobs/megatron_text.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -11,17 +13,6 @@ namespace {
 using io::get_fixed;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-// Transformer blocks of a stage: the chain is embedding 0, blocks 1..L, head L+1.
-int blocks_in(const io::StageRow& stage, int blocks) {
-  const int first = std::max(stage.first_layer, 1);
-  const int last = std::min(stage.last_layer, blocks);
-  return std::max(0, last - first + 1);
-}
-
-int total_blocks(const std::vector<io::StageRow>& stages) {
-  return stages.empty() ? 0 : std::max(0, stages.back().last_layer - 1);
-}
 
 std::string plan_degrees(const io::PlanRow& row) {
   return fmt::format("tp={} pp={} dp={} ep={} cp={} sp={} mbs={} zero={} vpp={} recompute={}", row.tp, row.pp, row.dp,
@@ -37,38 +28,15 @@ const io::PlanRow* find_row(const std::vector<io::PlanRow>& rows, const std::str
 
 }  // namespace
 
-std::string megatron_arguments(const io::PlanRow& plan, const std::vector<io::StageRow>& stages) {
-  std::string args = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", plan.tp, plan.pp);
-  if (plan.cp > 1) args += fmt::format(" --context-parallel-size {}", plan.cp);
-  if (plan.ep > 1) args += fmt::format(" --expert-model-parallel-size {}", plan.ep);
-  if (plan.sp != 0) args += " --sequence-parallel";
-  args += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", plan.mbs, plan.global_batch,
-                      plan.seq_len);
-  const int blocks = total_blocks(stages);
-  if (plan.vpp > 1 && !stages.empty()) {
-    args += fmt::format(" --num-layers-per-virtual-pipeline-stage {}", blocks_in(stages[1 % stages.size()], blocks));
-  } else if (stages.size() > 2) {
-    // Megatron-LM splits evenly; an uneven first or last stage has its own flags.
-    const int middle = blocks_in(stages[1], blocks);
-    const bool middle_even = std::all_of(stages.begin() + 1, stages.end() - 1,
-                                         [&](const io::StageRow& stage) { return blocks_in(stage, blocks) == middle; });
-    const int first = blocks_in(stages.front(), blocks);
-    const int last = blocks_in(stages.back(), blocks);
-    if (!middle_even) {
-      args += " # uneven middle stages: set the per-stage layer split by hand (see the stage table)";
-    } else {
-      if (first != middle) args += fmt::format(" --decoder-first-pipeline-num-layers {}", first);
-      if (last != middle) args += fmt::format(" --decoder-last-pipeline-num-layers {}", last);
-    }
+search::MegatronArguments stored_megatron_arguments(const StoredPoint& point, const io::PlanRow& plan) {
+  const io::StoredPlan stored = io::stored_plan(plan, point.best_stages);
+  search::MegatronArguments megatron = search::megatron_arguments(point.model, stored.plan);
+  if (stored.recompute_per_stage_unknown) {
+    megatron.notes.insert(megatron.notes.begin(),
+                          "recompute differs per stage and the catalog keeps no per-stage modes; the line recomputes "
+                          "every stage fully (fits, slower than priced)");
   }
-  const std::string recompute = get_fixed(plan.recompute);
-  if (recompute == "full") args += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
-  if (recompute == "selective") args += " --recompute-granularity selective";
-  if (plan.zero == 1) args += " --use-distributed-optimizer";
-  if (plan.zero == 2) args += " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads";
-  if (plan.zero == 3) args += " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params";
-  if (recompute == "mixed") args += " # recompute differs per stage (see the stage table)";
-  return args;
+  return megatron;
 }
 
 std::string point_text(const StoredPoint& point) {
@@ -115,7 +83,7 @@ std::string point_text(const StoredPoint& point) {
     }
   }
   if (best != nullptr && best->feasible != 0) {
-    out += "  Megatron-LM: " + megatron_arguments(*best, point.best_stages) + "\n";
+    out += megatron_text(stored_megatron_arguments(point, *best), "  ");
   }
   return out;
 }
@@ -167,7 +135,7 @@ nlohmann::json point_json(const StoredPoint& point) {
                         {"mem_bytes", stage.mem_bytes}});
     }
     plans.front()["stages"] = stages;
-    out["megatron_args"] = megatron_arguments(*best, point.best_stages);
+    add_megatron_json(out, stored_megatron_arguments(point, *best));
   }
   out["plans"] = plans;
   out["baselines"] = baselines;

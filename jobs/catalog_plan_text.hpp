@@ -1,6 +1,6 @@
 #pragma once
 // Stored catalog plans for people: the stage table, the alternatives and
-// baselines of a sweep point, a Megatron-LM argument line, and JSON.
+// baselines of a sweep point, its Megatron-LM line, and JSON.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "io/catalog/catalog_rows.hpp"
+#include "solver/model/model_spec.hpp"
+#include "solver/search/megatron_args.hpp"
 
 namespace nestfast::jobs {
 
@@ -15,11 +17,13 @@ namespace nestfast::jobs {
 struct StoredPoint {
   std::vector<io::PlanRow> rows;
   std::vector<io::StageRow> best_stages;  // stages of the best nest plan (empty when infeasible)
+  ModelSpec model;                        // the stored model (with a feasible best plan)
   std::uint64_t hbm_bytes = 0;            // per GPU, 0 when unknown
 };
 
-// Megatron-LM arguments of a plan (the stages give the layer split).
-std::string megatron_arguments(const io::PlanRow& plan, const std::vector<io::StageRow>& stages);
+// The Megatron-LM line of `plan` (a row of `point` whose stages are point.best_stages):
+// search::megatron_arguments of the stored plan, the same line `solve` prints for it.
+search::MegatronArguments stored_megatron_arguments(const StoredPoint& point, const io::PlanRow& plan);
 
 // The full text of one point: header, stage table, alternatives, baselines, Megatron-LM line.
 std::string point_text(const StoredPoint& point);

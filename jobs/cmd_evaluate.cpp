@@ -17,9 +17,11 @@
 
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/megatron_text.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
+#include "solver/search/megatron_args.hpp"
 #include "solver/search/plan_cost.hpp"
 
 namespace nestfast::jobs {
@@ -188,21 +190,6 @@ std::string rank_recompute_text(const Execution& execution, const RankCost& rank
   return text;
 }
 
-std::string megatron_arguments(const Execution& execution, int seq) {
-  std::string text = fmt::format(
-      "--tensor-model-parallel-size {} --pipeline-model-parallel-size {} --context-parallel-size {} "
-      "--expert-model-parallel-size {} --micro-batch-size {} --global-batch-size {} --seq-length {}",
-      execution.tp, execution.pp, execution.cp, execution.ep, execution.micro_batch, execution.global_batch, seq);
-  if (execution.sp && execution.tp > 1) text += " --sequence-parallel";
-  if (execution.vpp > 1)
-    text += fmt::format(" --num-layers-per-virtual-pipeline-stage <layers/(pp*{})>", execution.vpp);
-  const Recompute mode = execution.stages.front().recompute;
-  if (mode == Recompute::Selective) text += " --recompute-activations";
-  if (mode == Recompute::Full) text += " --recompute-granularity full --recompute-method uniform";
-  if (execution.zero_stage >= 1) text += " --use-distributed-optimizer";
-  return text;
-}
-
 // The same plan with the MoE all-to-alls priced by the other algorithm
 // (FAST vs the fan-out baseline), so the saving is visible in one run.
 struct AllToAllComparison {
@@ -275,8 +262,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
           {"infeasible_reason", cost.infeasible_reason},
           {"memory_peak_bytes", cost.memory_peak_bytes},
           {"hbm_bytes", cost.hbm_bytes},
-          {"stages", stages},
-          {"megatron_args", megatron_arguments(execution, seq)}};
+          {"stages", stages}};
+  add_megatron_json(result, search::megatron_arguments(model, execution));
   if (other)
     result["a2a_alternative"] = {{"a2a", to_string(other->algorithm)},
                                  {"ep_comm_s", other->cost.breakdown.ep_comm_s},
@@ -335,7 +322,7 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
     std::cout << "feasible: yes\n";
   else
     std::cout << "feasible: NO — the plan does not fit: " << cost.infeasible_reason << "\n";
-  std::cout << "megatron-lm: " << megatron_arguments(execution, seq) << "\n";
+  std::cout << megatron_text(search::megatron_arguments(model, execution));
 }
 
 }  // namespace

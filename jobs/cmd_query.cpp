@@ -23,13 +23,6 @@ struct QueryOptions {
   bool json = false;
 };
 
-std::string link_name(std::string name) {
-  for (char& c : name) {
-    if (c == '/') c = '_';
-  }
-  return name;
-}
-
 int run_query(const QueryOptions& options) {
   const io::CatalogReader reader(options.catalog);
   std::map<std::uint64_t, StoredPoint> points;
@@ -44,7 +37,8 @@ int run_query(const QueryOptions& options) {
     point.rows.push_back(row);
     if (io::get_fixed(row.kind) == "nest" && row.rank_k == 0 && row.feasible != 0) {
       point.best_stages = reader.stages(row.stage_offset, row.stage_count);
-      point.hbm_bytes = reader.u64_attribute_of("clusters/" + link_name(io::get_fixed(row.cluster)), "gpu_hbm_bytes");
+      point.model = reader.model(io::get_fixed(row.model));
+      point.hbm_bytes = reader.gpu_hbm_bytes(io::get_fixed(row.cluster));
     }
   }
   if (points.empty()) {

@@ -19,6 +19,7 @@
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/dp_device.hpp"
+#include "jobs/megatron_text.hpp"
 #include "solver/search/megatron_args.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
@@ -141,8 +142,7 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
   std::vector<std::string> placement;
   for (ParallelDim dim : plan.placement) placement.emplace_back(to_string(dim));
   const TimeBreakdown& b = cost.breakdown;
-  const search::MegatronArguments megatron = search::megatron_arguments(problem.model, plan);
-  return {{"tp", plan.tp},
+  nlohmann::json out = {{"tp", plan.tp},
           {"cp", plan.cp},
           {"ep", plan.ep},
           {"pp", plan.pp},
@@ -170,9 +170,9 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
             {"bubble_s", b.bubble_s},
             {"dp_sync_s", b.dp_sync_s},
             {"optimizer_s", b.optimizer_s}}},
-          {"stages", stages},
-          {"megatron_args", megatron.arguments},
-          {"megatron_notes", megatron.notes}};
+          {"stages", stages}};
+  add_megatron_json(out, search::megatron_arguments(problem.model, plan));
+  return out;
 }
 
 nlohmann::json stats_json(const search::SearchStats& s, int threads, const std::string& dp_device) {
@@ -245,9 +245,7 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
              "{} plans priced; {:.3f} s on {} thread(s), DP on the {}\n",
              s.instances, s.pruned_instances, s.feasible_instances, s.dp_runs, s.states, s.transitions, s.pruned_memory,
              s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads, dp_device);
-  const search::MegatronArguments megatron = search::megatron_arguments(problem.model, best);
-  fmt::print("\nMegatron-LM: {}\n", megatron.arguments);
-  for (const std::string& note : megatron.notes) fmt::print("  # {}\n", note);
+  fmt::print("\n{}", megatron_text(search::megatron_arguments(problem.model, best)));
 }
 
 void run_solve(const SolveFlags& flags, CliContext& context) {

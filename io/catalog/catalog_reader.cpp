@@ -69,6 +69,38 @@ std::uint64_t CatalogReader::u64_attribute_of(const std::string& object_path, co
   return has_attribute(object, name) ? read_u64_attribute(object, name) : 0;
 }
 
+ModelSpec CatalogReader::model(const std::string& name) const {
+  const std::string path = "models/" + preset_link_name(name);
+  if (!has(path.c_str())) throw std::invalid_argument(path_ + ": no /" + path + " for a stored plan's model");
+  const H5Handle group(h5_check(H5Oopen(file_, path.c_str(), H5P_DEFAULT), "opening /" + path), H5Oclose);
+  const auto integer = [&](const char* key) { return static_cast<int>(read_i64_attribute(group, key)); };
+  ModelSpec model;
+  model.name = read_string_attribute(group, "name");
+  model.source = read_string_attribute(group, "source");
+  model.num_layers = integer("num_layers");
+  model.hidden = integer("hidden");
+  model.ffn_hidden = integer("ffn_hidden");
+  model.heads = integer("heads");
+  model.kv_heads = integer("kv_heads");
+  model.head_dim = integer("head_dim");
+  model.vocab = integer("vocab");
+  model.seq_len = integer("seq_len");
+  model.mlp = read_string_attribute(group, "mlp") == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
+  model.tied_embeddings = integer("tied_embeddings") != 0;
+  model.dtype_bytes = integer("dtype_bytes");
+  model.moe.num_experts = integer("moe_num_experts");
+  model.moe.top_k = integer("moe_top_k");
+  model.moe.expert_ffn_hidden = integer("moe_expert_ffn_hidden");
+  model.moe.shared_experts = integer("moe_shared_experts");
+  model.moe.first_dense_layers = integer("moe_first_dense_layers");
+  model.moe.layer_interval = integer("moe_layer_interval");
+  return model;
+}
+
+std::uint64_t CatalogReader::gpu_hbm_bytes(const std::string& cluster) const {
+  return u64_attribute_of("clusters/" + preset_link_name(cluster), "gpu_hbm_bytes");
+}
+
 std::vector<PlanRow> CatalogReader::plans() const {
   const H5Handle type = plan_row_type();
   return read_rows<PlanRow>(file_, "plans", type, 0, 0, true);

@@ -6,6 +6,7 @@
 
 #include "io/catalog/catalog_rows.hpp"
 #include "io/catalog/h5_handle.hpp"
+#include "solver/model/model_spec.hpp"
 
 namespace nestfast::io {
 
@@ -19,6 +20,11 @@ class CatalogReader {
   bool has(const char* object_path) const;
   // An integer attribute of a group such as "clusters/h100-spineleaf"; 0 when absent.
   std::uint64_t u64_attribute_of(const std::string& object_path, const char* name) const;
+
+  // The model a stored plan was priced with (/models/NAME, as written by CatalogWriter::write_models).
+  ModelSpec model(const std::string& name) const;
+  // A stored cluster's GPU HBM per device in bytes; 0 when the catalog lacks it.
+  std::uint64_t gpu_hbm_bytes(const std::string& cluster) const;
 
   std::vector<PlanRow> plans() const;
   std::vector<StageRow> stages(std::uint64_t first, std::uint64_t count) const;

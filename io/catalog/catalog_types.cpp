@@ -113,6 +113,14 @@ H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint6
                     std::string("creating ") + name);
 }
 
+std::string preset_link_name(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    if (c == '/') c = '_';
+  }
+  return out == "." || out.empty() ? "_" : out;
+}
+
 std::string created_utc_now() {
   char text[32] = {};
   const std::time_t now = std::time(nullptr);

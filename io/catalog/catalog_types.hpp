@@ -19,6 +19,10 @@ H5Handle validation_row_type();
 // Collective when the file is open for parallel access.
 H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows);
 
+// The group name of a model or cluster under /models or /clusters: HDF5 link
+// names may not contain '/' or be ".", so preset paths become names.
+std::string preset_link_name(const std::string& name);
+
 // The root attribute created_utc of a catalog, direct or merged: now, in UTC, as "2026-12-01T10:19:00Z".
 std::string created_utc_now();
 

@@ -133,15 +133,6 @@ H5Handle open_or_create_group(hid_t file, const char* name) {
   return h5_group(H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), std::string("creating ") + name);
 }
 
-// HDF5 link names may not contain '/' or be "."; model paths become names.
-std::string link_name(const std::string& name) {
-  std::string out = name;
-  for (char& c : out) {
-    if (c == '/') c = '_';
-  }
-  return out == "." || out.empty() ? "_" : out;
-}
-
 const char* mlp_name(MlpKind mlp) { return mlp == MlpKind::Swiglu ? "swiglu" : "gelu"; }
 
 }  // namespace
@@ -293,7 +284,7 @@ std::uint64_t CatalogWriter::write_plans(std::vector<PlanEntry>& mine) {
 void CatalogWriter::write_models(const std::vector<ModelSpec>& models) {
   const H5Handle parent = open_or_create_group(file_, "models");
   for (const ModelSpec& model : models) {
-    const std::string name = link_name(model.name);
+    const std::string name = preset_link_name(model.name);
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0) continue;
     const H5Handle group = h5_group(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                     "creating /models/" + name);
@@ -323,7 +314,7 @@ void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
   const bool root = rank_of(comm_) == 0;
   const H5Handle parent = open_or_create_group(file_, "clusters");
   for (const ClusterSpec& cluster : clusters) {
-    const std::string name = link_name(cluster.name);
+    const std::string name = preset_link_name(cluster.name);
     if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0) continue;
     const H5Handle group = h5_group(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                     "creating /clusters/" + name);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "io/catalog/plan_rows.hpp"
 #include "solver/cluster/collectives.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -13,14 +14,6 @@
 
 namespace nestfast::jobs {
 namespace {
-
-std::string recompute_summary(const Execution& plan) {
-  if (plan.stages.empty()) return "none";
-  const Recompute first = plan.stages.front().recompute;
-  const bool uniform = std::all_of(plan.stages.begin(), plan.stages.end(),
-                                   [&](const StagePlan& stage) { return stage.recompute == first; });
-  return uniform ? to_string(first) : "mixed";
-}
 
 io::PlanEntry point_row(const PointWork& point, const char* kind, int rank_k) {
   io::PlanEntry entry;
@@ -34,21 +27,6 @@ io::PlanEntry point_row(const PointWork& point, const char* kind, int rank_k) {
   io::set_fixed(row.kind, kind);
   row.rank_k = rank_k;
   return entry;
-}
-
-// Degrees only: a plan that does not fit keeps them so people see what was tried.
-void set_degrees(io::PlanRow& row, const Execution& plan) {
-  row.tp = plan.tp;
-  row.pp = plan.pp;
-  row.dp = plan.dp;
-  row.ep = plan.ep;
-  row.cp = plan.cp;
-  row.sp = plan.sp ? 1 : 0;
-  row.mbs = plan.micro_batch;
-  row.zero = plan.zero_stage;
-  row.vpp = plan.vpp;
-  io::set_fixed(row.recompute, recompute_summary(plan));
-  io::set_fixed(row.placement_order, search::placement_to_string(plan.placement));
 }
 
 io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* kind, int rank_k,
@@ -65,7 +43,7 @@ io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* k
   io::PlanEntry entry = point_row(point, kind, rank_k);
   io::PlanRow& row = entry.row;
   row.feasible = 1;
-  set_degrees(row, plan);
+  io::set_plan_degrees(row, plan);
   row.iter_time_s = cost.iteration_time_s;
   row.tokens_per_s = cost.tokens_per_s;
   row.mfu = cost.mfu;
@@ -167,7 +145,7 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
       out.plans.push_back(priced_entry(point, baseline.plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
     } else {
       io::PlanEntry entry = point_row(point, baseline.name.c_str(), 0);
-      if (baseline.plan.tp > 0) set_degrees(entry.row, baseline.plan);
+      if (baseline.plan.tp > 0) io::set_plan_degrees(entry.row, baseline.plan);  // what was tried
       out.plans.push_back(std::move(entry));
     }
   }

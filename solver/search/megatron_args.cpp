@@ -57,18 +57,19 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   }
   if (plan.optimizer == Optimizer::Sgd) a += " --optimizer sgd";
 
-  Recompute heaviest = Recompute::None;
   bool mixed = false;
-  for (const StagePlan& stage : plan.stages) {
-    if (stage.recompute != plan.stages.front().recompute) mixed = true;
-    heaviest = std::max(heaviest, stage.recompute);
-  }
-  if (heaviest == Recompute::Selective) a += " --recompute-granularity selective";
-  if (heaviest == Recompute::Full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  for (const StagePlan& stage : plan.stages) mixed = mixed || stage.recompute != plan.stages.front().recompute;
+  // One setting for every stage; where the plan's stages differ, the one that
+  // fits wherever the plan fits (a catalog keeps no per-stage modes, so the
+  // stored plan must give the same line as the solved one).
+  const Recompute recompute = plan.stages.empty() ? Recompute::None : mixed ? Recompute::Full : plan.stages.front().recompute;
+  if (recompute == Recompute::Selective) a += " --recompute-granularity selective";
+  if (recompute == Recompute::Full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (mixed) {
     std::string per_stage;
     for (const StagePlan& stage : plan.stages) per_stage += std::string(per_stage.empty() ? "" : ",") + to_string(stage.recompute);
-    out.notes.push_back("per-stage recompute (" + per_stage + "); the flags above apply the heaviest to every stage");
+    out.notes.push_back("per-stage recompute (" + per_stage +
+                        ") cannot be expressed; the line recomputes every stage fully (fits, slower than priced)");
   }
   if (plan.pp > 1 && !uniform_layers(model, plan)) {
     a += " --pipeline-model-parallel-layout \"" + layout_string(model, plan) + "\"";

@@ -49,6 +49,23 @@ grep -q "stage" q.txt || fail "query prints no stage table"
 "$NESTFAST" query r4.h5 --model mixtral-8x7b --gpus 64 --cluster h200-superpod --json > q.json || fail "query --json failed"
 python3 -c 'import json,sys; d=json.load(open("q.json")); assert d[0]["model"]=="mixtral-8x7b" and d[0]["gpus"]==64, d' \
   || fail "query --json output is wrong"
+# One Megatron-LM line: the stored best plan of every point gives the line
+# `solve` prints for the same point and search space (also for a plan whose
+# stages recompute differently, which the catalog stores as "mixed").
+for point in "llama2-7b h100-spineleaf 8 64" "llama2-7b h100-spineleaf 16 64" "llama2-7b h100-spineleaf 32 64" \
+             "mixtral-8x7b h200-superpod 64 256"; do
+  read -r model cluster gpus gbs <<< "$point"
+  "$NESTFAST" query r4.h5 --model "$model" --gpus "$gpus" --cluster "$cluster" --json > stored.json || fail "query $point failed"
+  "$NESTFAST" solve --model "$model" --cluster "$cluster" --gpus "$gpus" --gbs "$gbs" --zero 1 --mbs 1 --vpp 1 --cp 1 \
+    --top-k 3 --no-baselines --json > solved.json || fail "solve $point failed"
+  python3 - stored.json solved.json <<'PY' || fail "query and solve print different Megatron-LM lines for $point"
+import json, sys
+stored, solved = json.load(open(sys.argv[1]))[0], json.load(open(sys.argv[2]))["best"]
+assert stored["megatron_args"] == solved["megatron_args"], (stored["megatron_args"], solved["megatron_args"])
+print(stored["plans"][0]["recompute"])
+PY
+done > recompute.txt
+grep -c "^mixed$" recompute.txt > /dev/null || fail "no stored best plan with mixed recompute: the check above missed that case"
 expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs" "$NESTFAST" query r4.h5 --model llama2-7b --gpus 12
 # --slice I/N (Slurm array tasks): part files with disjoint blocks of the
 # global point ids, together the whole sweep, each marked with its slice.

@@ -10,7 +10,7 @@ gpt3=(--model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 1
 
 # 1. The text table names every part of the breakdown and the memory per rank.
 "$NESTFAST" evaluate "${gpt3[@]}" --recompute full > "$TEST_TMPDIR/table.txt"
-for word in "iteration time" compute recompute "TP comm" p2p bubble "DP sync" tokens/s MFU "feasible: yes" megatron-lm; do
+for word in "iteration time" compute recompute "TP comm" p2p bubble "DP sync" tokens/s MFU "feasible: yes" "Megatron-LM: --tensor-model-parallel-size"; do
   grep -q "$word" "$TEST_TMPDIR/table.txt" || fail "table lacks '$word'"
 done
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+-[0-9]+ ' "$TEST_TMPDIR/table.txt")" -eq 16 ] || fail "expected 16 pipeline ranks in the table"

@@ -86,6 +86,34 @@ assert cpu["alternatives"] == gpu["alternatives"]
 assert len(cpu["alternatives"]) == 5
 PY
 
+# 3c. One Megatron-LM line: evaluate, given each plan solve found, prints the
+#     line solve printed for it (one emitter), with no comment or placeholder.
+python3 - "$NESTFAST" "$TEST_TMPDIR" <<'PY' || fail "evaluate and solve print different Megatron-LM lines"
+import json, subprocess, sys
+nestfast, tmp = sys.argv[1:]
+runs = [(tmp + "/tiny.json", [ "--model", tmp + "/tiny.toml", "--cluster", "selene-a100", "--gpus", "16", "--gbs", "64"]),
+        (tmp + "/cpu.json", ["--model", "llama2-7b", "--cluster", "h100-spineleaf", "--gpus", "64", "--gbs", "256"])]
+checked = 0
+for path, problem in runs:
+    d = json.load(open(path))
+    for plan in [d["best"]] + d["alternatives"]:
+        line = plan["megatron_args"]
+        assert "#" not in line and "<" not in line and "--num-layers " in line and "--context-parallel-size" in line, line
+        if any(s["recompute"] == "full" for s in plan["stages"]):
+            assert "--recompute-method uniform --recompute-num-layers 1" in line, line
+        stages = ",".join("%d-%d:%s" % (s["first_layer"], s["last_layer"], s["recompute"]) for s in plan["stages"])
+        flags = problem + ["--tp", str(plan["tp"]), "--pp", str(plan["pp"]), "--dp", str(plan["dp"]), "--cp", str(plan["cp"]),
+                           "--ep", str(plan["ep"]), "--sp", "on" if plan["sp"] else "off", "--mbs", str(plan["micro_batch"]),
+                           "--vpp", str(plan["vpp"]), "--zero", str(plan["zero_stage"]),
+                           "--placement", ",".join(plan["placement"]), "--stages", stages, "--json"]
+        evaluated = json.loads(subprocess.run([nestfast, "evaluate"] + flags, check=True, capture_output=True, text=True).stdout)
+        assert evaluated["megatron_args"] == line, (flags, evaluated["megatron_args"], line)
+        assert evaluated["megatron_notes"] == plan["megatron_notes"], (evaluated["megatron_notes"], plan["megatron_notes"])
+        assert abs(evaluated["iteration_time_s"] - plan["iteration_time_s"]) <= 1e-9 * plan["iteration_time_s"], flags
+        checked += 1
+assert checked == 9, checked
+PY
+
 # 4. Nothing fits: exit 1 and a line naming the tightest constraint.
 set +e
 "$NESTFAST" solve --model llama3-70b --cluster h100-spineleaf --gpus 8 --gbs 8 --no-baselines 2> "$TEST_TMPDIR/nofit.err"

@@ -1,0 +1,136 @@
+// The one Megatron-LM emitter (search::megatron_arguments): its rules on
+// real presets, and the catalog round trip (a plan -> its /plans and /stages
+// rows -> io::stored_plan) giving the same line, for uniform, uneven,
+// interleaved, MoE and mixed-recompute plans. The e2e tests check that solve,
+// evaluate and query print it alike.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "io/catalog/plan_rows.hpp"
+#include "io/presets/presets.hpp"
+#include "solver/search/megatron_args.hpp"
+
+namespace nestfast {
+namespace {
+
+// Stages over the chain 0..L+1 with the given block counts; the first holds
+// the embedding, the last the head.
+std::vector<StagePlan> stages_of(const std::vector<int>& blocks, const std::vector<Recompute>& modes) {
+  std::vector<StagePlan> stages;
+  int next = 1;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    StagePlan stage;
+    stage.first_layer = i == 0 ? 0 : next;
+    next += blocks[i];
+    stage.last_layer = i + 1 == blocks.size() ? next : next - 1;
+    stage.recompute = modes[i % modes.size()];
+    stage.first_device = static_cast<int>(i);
+    stage.boundary_level = i == 0 ? -1 : 1;
+    stages.push_back(stage);
+  }
+  return stages;
+}
+
+Execution plan_of(int tp, int pp, int dp, int cp, int ep, int vpp, int zero, std::vector<StagePlan> stages) {
+  Execution plan;
+  plan.tp = tp;
+  plan.pp = pp;
+  plan.dp = dp;
+  plan.cp = cp;
+  plan.ep = ep;
+  plan.vpp = vpp;
+  plan.sp = tp > 1;
+  plan.zero_stage = zero;
+  plan.micro_batch = 1;
+  plan.global_batch = 1024;
+  plan.stages = std::move(stages);
+  return plan;
+}
+
+// What the catalog job stores for `plan` and what query reads back.
+std::string stored_line(const ModelSpec& model, const Execution& plan) {
+  io::PlanRow row;
+  io::set_plan_degrees(row, plan);
+  row.global_batch = plan.global_batch;
+  row.seq_len = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
+  std::vector<io::StageRow> rows;
+  for (const StagePlan& stage : plan.stages) {
+    io::StageRow stored;
+    stored.first_layer = stage.first_layer;
+    stored.last_layer = stage.last_layer;
+    stored.first_device = stage.first_device;
+    stored.boundary_level = stage.boundary_level;
+    rows.push_back(stored);
+  }
+  return search::megatron_arguments(model, io::stored_plan(row, rows).plan).arguments;
+}
+
+void expect_launch_line(const std::string& line) {
+  EXPECT_EQ(line.find('#'), std::string::npos) << line;
+  EXPECT_EQ(line.find('<'), std::string::npos) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  for (const char* flag : {"--tensor-model-parallel-size ", "--pipeline-model-parallel-size ", "--context-parallel-size ",
+                           "--expert-model-parallel-size ", "--micro-batch-size ", "--global-batch-size ",
+                           "--seq-length ", "--num-layers "}) {
+    EXPECT_NE(line.find(flag), std::string::npos) << flag << " missing in " << line;
+  }
+}
+
+TEST(MegatronLine, EveryKindOfPlanRoundTripsThroughTheCatalog) {
+  const ModelSpec llama = io::load_model("llama3-70b");    // 80 blocks
+  const ModelSpec mixtral = io::load_model("mixtral-8x7b");  // 32 blocks, 8 experts
+  const Recompute none = Recompute::None, selective = Recompute::Selective, full = Recompute::Full;
+  struct Case {
+    const char* name;
+    const ModelSpec& model;
+    Execution plan;
+  };
+  const std::vector<Case> cases = {
+      {"uniform", llama, plan_of(8, 4, 4, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, {none}))},
+      {"uneven", llama, plan_of(4, 4, 8, 2, 1, 1, 0, stages_of({19, 21, 21, 19}, {selective}))},
+      {"interleaved", llama, plan_of(8, 2, 8, 1, 1, 2, 1, stages_of({20, 20, 20, 20}, {full}))},
+      {"moe", mixtral, plan_of(2, 2, 16, 1, 8, 1, 3, stages_of({16, 16}, {full}))},
+      {"mixed", llama, plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, {selective, none}))},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const search::MegatronArguments solved = search::megatron_arguments(c.model, c.plan);
+    expect_launch_line(solved.arguments);
+    EXPECT_EQ(stored_line(c.model, c.plan), solved.arguments);
+  }
+}
+
+TEST(MegatronLine, RecomputeIsOneSettingForEveryStage) {
+  const ModelSpec llama = io::load_model("llama3-70b");
+  const auto line = [&](std::vector<Recompute> modes) {
+    return search::megatron_arguments(llama, plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, modes)));
+  };
+  const std::string full_flags = "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  EXPECT_NE(line({Recompute::Full}).arguments.find(full_flags), std::string::npos);
+  EXPECT_TRUE(line({Recompute::Full}).notes.empty());
+  EXPECT_NE(line({Recompute::Selective}).arguments.find("--recompute-granularity selective"), std::string::npos);
+  EXPECT_EQ(line({Recompute::None}).arguments.find("--recompute"), std::string::npos);
+  // Stages that differ: full everywhere (it fits wherever the plan fits), and a note listing them.
+  const search::MegatronArguments mixed = line({Recompute::Selective, Recompute::None});
+  EXPECT_NE(mixed.arguments.find(full_flags), std::string::npos) << mixed.arguments;
+  ASSERT_EQ(mixed.notes.size(), 1U);
+  EXPECT_NE(mixed.notes[0].find("selective,none,selective,none"), std::string::npos) << mixed.notes[0];
+}
+
+TEST(MegatronLine, LayersAreSpelledOutNeverLeftToTheReader) {
+  const ModelSpec llama = io::load_model("llama3-70b");
+  const std::string interleaved =
+      search::megatron_arguments(llama, plan_of(8, 2, 8, 1, 1, 2, 1, stages_of({20, 20, 20, 20}, {Recompute::None})))
+          .arguments;
+  EXPECT_NE(interleaved.find("--num-layers 80 "), std::string::npos) << interleaved;
+  EXPECT_NE(interleaved.find("--num-layers-per-virtual-pipeline-stage 20"), std::string::npos) << interleaved;
+  const std::string uneven =
+      search::megatron_arguments(llama, plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({19, 21, 21, 19}, {Recompute::None})))
+          .arguments;
+  EXPECT_NE(uneven.find("--pipeline-model-parallel-layout \"Et*19|t*21|t*21|t*19L\""), std::string::npos) << uneven;
+}
+
+}  // namespace
+}  // namespace nestfast
