@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,13 +21,14 @@
 #include "gpu/device.hpp"
 #include "io/atomic_file/atomic_file.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/cli_lists.hpp"
 
 namespace nestfast::jobs {
 
 namespace {
 
 struct BenchOptions {
-  std::string algos = "fast,mpi,pairwise,fanout";
+  std::vector<std::string> algos = {"fast", "mpi", "pairwise", "fanout"};
   std::string workload = "uniform";
   std::string sizes = "1K:4M";
   int iterations = 20;
@@ -37,7 +37,7 @@ struct BenchOptions {
   std::uint64_t seed = 1;
   bool no_check = false;
   std::string auto_threshold;  // empty: measured
-  std::uint64_t quantum = 0;
+  std::string quantum = "0";
   bool device = false;
   std::string json_path;
 };
@@ -51,18 +51,6 @@ int ranks_on_this_node() {
   MPI_Comm_size(node, &size);
   MPI_Comm_free(&node);
   return size;
-}
-
-std::vector<std::string> split_algos(const std::string& text) {
-  std::vector<std::string> names;
-  std::stringstream stream(text);
-  for (std::string name; std::getline(stream, name, ',');) {
-    if (name.empty()) throw std::invalid_argument("--algos: empty name in '" + text + "'");
-    comm::make_alltoallv(name);  // unknown names fail here, before any measurement
-    names.push_back(name);
-  }
-  if (names.empty()) throw std::invalid_argument("--algos: no algorithm given");
-  return names;
 }
 
 void print_row(const comm::PointResult& point, const comm::Measurement& run, int ranks) {
@@ -92,7 +80,8 @@ nlohmann::json json_row(const comm::PointResult& point, const comm::Measurement&
 
 int run_bench(const BenchOptions& options) {
   if (options.device) comm::require_devices_everywhere(MPI_COMM_WORLD, "--device");
-  const std::vector<std::string> algos = split_algos(options.algos);
+  const std::vector<std::string>& algos = options.algos;
+  for (const std::string& name : algos) comm::make_alltoallv(name);  // unknown names fail here, before any measurement
   const comm::WorkloadSpec workload = comm::parse_workload(options.workload);
   std::vector<std::uint64_t> sizes = comm::parse_size_range(options.sizes, "--sizes");
   const comm::ServerTopology topology(MPI_COMM_WORLD, options.virtual_servers);
@@ -102,7 +91,7 @@ int run_bench(const BenchOptions& options) {
   if (from_file) sizes = {0};  // the file fixes the sizes
 
   comm::AlgorithmSettings settings;
-  settings.fast_quantum = options.quantum;
+  settings.fast_quantum = comm::parse_size(options.quantum, "--quantum", true);
   std::string auto_note;
   if (std::find(algos.begin(), algos.end(), "auto") != algos.end()) {
     if (options.auto_threshold.empty()) {
@@ -114,7 +103,7 @@ int run_bench(const BenchOptions& options) {
                       : fmt::format("mpi below {} bytes per rank (fast never beat mpi up to {} on uniform traffic)",
                                     measured.bytes, measured.largest_measured);
     } else {
-      settings.auto_threshold_bytes = comm::parse_size_range(options.auto_threshold, "--auto-threshold").front();
+      settings.auto_threshold_bytes = comm::parse_size(options.auto_threshold, "--auto-threshold");
       auto_note = fmt::format("mpi below {} bytes per rank, fast from there (--auto-threshold)",
                               settings.auto_threshold_bytes);
     }
@@ -196,7 +185,7 @@ int run_bench(const BenchOptions& options) {
 void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   auto* command = a2a.add_subcommand("bench", "OSU-style alltoallv benchmark: fast, mpi, pairwise, fanout, auto");
   auto options = std::make_shared<BenchOptions>();
-  command->add_option("--algos", options->algos, "Comma-separated: fast, mpi, pairwise, fanout, auto")
+  add_list_option(*command, "--algos", options->algos, "Comma-separated: fast, mpi, pairwise, fanout, auto")
       ->capture_default_str();
   command->add_option("--workload", options->workload,
                       "uniform | random | zipf:S | hot:K | moe:E,topk,zipf | file:PATH (nccl-tests matrix)")
@@ -215,7 +204,8 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   command->add_flag("--no-check", options->no_check, "Skip the byte-exact check of the delivered data");
   command->add_option("--auto-threshold", options->auto_threshold,
                       "auto: mpi below this many bytes per rank (default: measured at start)");
-  command->add_option("--quantum", options->quantum, "fast: round the server matrix to multiples of this (bytes)")
+  command->add_option("--quantum", options->quantum,
+                      "fast: round the server matrix to multiples of this many bytes, K/M/G suffixes (0 = exact)")
       ->capture_default_str();
   command->add_flag("--device", options->device,
                     "GPU buffers on every rank, each algorithm staged through pinned host memory");

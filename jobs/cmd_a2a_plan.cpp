@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "comm/sim/flow_simulation.hpp"
 #include "comm/workload/workload.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/cli_lists.hpp"
 
 namespace nestfast::jobs {
 
@@ -32,7 +32,7 @@ constexpr int kSimulateUpTo = 4096;          // the baselines' schedules hold N^
 
 struct PlanOptions {
   int servers = 0;
-  std::string gpus_per_server = "8";
+  std::vector<std::string> gpus_per_server = {"8"};
   std::string workload = "uniform";
   std::string bytes_per_rank = "32M";
   std::uint64_t seed = 1;
@@ -52,20 +52,7 @@ struct PlanOptions {
 // "--gpus-per-server 8" with --servers S, or one count per server: "8,8,4".
 comm::ServerMap make_map(const PlanOptions& options) {
   std::vector<int> counts;
-  std::stringstream stream(options.gpus_per_server);
-  for (std::string item; std::getline(stream, item, ',');) {
-    std::size_t used = 0;
-    int count = 0;
-    try {
-      count = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || count < 1) {
-      throw std::invalid_argument("--gpus-per-server: '" + item + "' is not a positive integer");
-    }
-    counts.push_back(count);
-  }
+  for (const std::string& item : options.gpus_per_server) counts.push_back(parse_int(item, "--gpus-per-server", 1, kMostRanks));
   if (counts.empty()) throw std::invalid_argument("--gpus-per-server: no count given");
   if (counts.size() == 1) {
     if (options.servers < 1) throw std::invalid_argument("--servers: need at least 1 server");
@@ -161,15 +148,10 @@ int run_plan(const PlanOptions& options) {
                                 " are simulated");
   }
   const comm::TwoTierModel model = make_model(options);
-  const std::vector<std::uint64_t> sizes = comm::parse_size_range(options.bytes_per_rank, "--bytes-per-rank");
-  if (sizes.size() != 1) throw std::invalid_argument("--bytes-per-rank: give one size, not a range");
-  const comm::TrafficMatrix demand = comm::make_workload(options.workload, map.ranks(), sizes.front(), options.seed);
+  const std::uint64_t bytes_per_rank = comm::parse_size(options.bytes_per_rank, "--bytes-per-rank");
+  const comm::TrafficMatrix demand = comm::make_workload(options.workload, map.ranks(), bytes_per_rank, options.seed);
   comm::FastPlanOptions plan_options;
-  if (options.quantum != "0") {
-    const std::vector<std::uint64_t> quantum = comm::parse_size_range(options.quantum, "--quantum");
-    if (quantum.size() != 1) throw std::invalid_argument("--quantum: give one size, not a range");
-    plan_options.quantum = quantum.front();
-  }
+  plan_options.quantum = comm::parse_size(options.quantum, "--quantum", true);
   const comm::FastPlan plan = comm::build_fast_plan(demand, map, plan_options);
   const double bound_bytes = comm::server_bound_bytes(demand, map);
   const double loss = bound_bytes > 0 ? static_cast<double>(plan.padded_line_sum) / bound_bytes - 1 : 0;
@@ -188,7 +170,7 @@ int run_plan(const PlanOptions& options) {
     out["gpus_per_server"] = map.is_uniform() ? nlohmann::json(map.gpus_on(0)) : nlohmann::json(per_server);
     out["rank_server"] = map.rank_server();
     out["workload"] = options.workload;
-    out["bytes_per_rank"] = sizes.front();
+    out["bytes_per_rank"] = bytes_per_rank;
     out["seed"] = options.seed;
     out["quantum"] = plan.options.quantum;
     if (map.ranks() <= kDemandInJsonUpTo || options.include_demand) out["demand"] = square(demand.row_major(), map.ranks());
@@ -224,8 +206,8 @@ int run_plan(const PlanOptions& options) {
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("# FAST plan: %d servers, %s GPUs per server, %d ranks; workload %s, %llu bytes per rank, seed %llu\n", S,
-                options.gpus_per_server.c_str(), map.ranks(), options.workload.c_str(),
-                static_cast<unsigned long long>(sizes.front()), static_cast<unsigned long long>(options.seed));
+                CLI::detail::join(options.gpus_per_server, ",").c_str(), map.ranks(), options.workload.c_str(),
+                static_cast<unsigned long long>(bytes_per_rank), static_cast<unsigned long long>(options.seed));
     std::printf("stages              %zu (at most %lld)\n", plan.stage_count(), static_cast<long long>(S) * S - 2LL * S + 2);
     std::printf("plan time           %.6f s\n", plan.plan_time_s);
     std::printf("largest stage       %llu bytes\n", plan.stage_count() ? static_cast<unsigned long long>(plan.stage_weights.front()) : 0ULL);
@@ -262,8 +244,8 @@ void register_a2a_plan(CLI::App& a2a, CliContext& context) {
   auto* command = a2a.add_subcommand("plan", "Compute (and verify, simulate) a FAST schedule for a workload");
   auto options = std::make_shared<PlanOptions>();
   command->add_option("--servers", options->servers, "Number of servers S (with one --gpus-per-server count)");
-  command->add_option("--gpus-per-server", options->gpus_per_server,
-                      "GPUs per server m, or one count per server for uneven servers (\"8,8,4\")")
+  add_list_option(*command, "--gpus-per-server", options->gpus_per_server,
+                  "GPUs per server m, or one count per server for uneven servers (\"8,8,4\")")
       ->capture_default_str();
   command->add_option("--workload", options->workload, "uniform, random, zipf:S, hot:K, moe:E,topk,zipf or file:PATH")
       ->capture_default_str();

@@ -10,18 +10,19 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/cli_lists.hpp"
 #include "jobs/megatron_text.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/megatron_args.hpp"
+#include "solver/search/strategy_space.hpp"
 #include "solver/search/plan_cost.hpp"
 
 namespace nestfast::jobs {
@@ -42,7 +43,7 @@ struct EvaluateOptions {
   int seq = 0;
   int zero = 0;
   std::string recompute = "none";
-  std::string stages;  // "A-B[:mode],..." in chain indices; empty = uniform
+  std::vector<std::string> stages;  // "A-B[:mode]" each, in chain indices; empty = uniform
   std::string placement = "tp,cp,ep,dp,pp";
   std::string optimizer = "adam";
   std::string a2a = "fast";
@@ -51,54 +52,26 @@ struct EvaluateOptions {
   bool json = false;
 };
 
-std::vector<ParallelDim> parse_placement(const std::string& text) {
-  std::vector<ParallelDim> order;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    const ParallelDim dim = parse_parallel_dim(item, "--placement");
-    for (ParallelDim seen : order)
-      if (seen == dim) throw std::invalid_argument("--placement: '" + item + "' is named twice");
-    order.push_back(dim);
+// "A-B[:mode]": one stage over the layer chain (0 = embedding, L+1 = head)
+// with its recompute mode (default: --recompute).
+StagePlan parse_stage(const std::string& item, Recompute default_mode) {
+  StagePlan stage;
+  stage.recompute = default_mode;
+  std::string range = item;
+  if (const auto colon = item.find(':'); colon != std::string::npos) {
+    range = item.substr(0, colon);
+    stage.recompute = parse_recompute(item.substr(colon + 1), "--stages");
   }
-  // Dimensions left out go outermost, in the default order (they are
-  // usually of size 1 and then sit anywhere).
-  for (ParallelDim dim : {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp, ParallelDim::Pp}) {
-    bool present = false;
-    for (ParallelDim seen : order) present = present || seen == dim;
-    if (!present) order.push_back(dim);
+  const std::string shape = "--stages: '" + item + "' is not FIRST-LAST[:none|selective|full]";
+  const auto dash = range.find('-');
+  if (dash == std::string::npos) throw std::invalid_argument(shape);
+  try {
+    stage.first_layer = parse_int(range.substr(0, dash), "--stages", 0, 1 << 20);
+    stage.last_layer = parse_int(range.substr(dash + 1), "--stages", 0, 1 << 20);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(shape);
   }
-  return order;
-}
-
-// "0-12,13-25:full,..." -> stages with the given layer ranges (chain
-// indices: 0 = embedding, L+1 = head) and recompute modes (default: --recompute).
-std::vector<StagePlan> parse_stages(const std::string& text, Recompute default_mode) {
-  std::vector<StagePlan> stages;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    StagePlan stage;
-    stage.recompute = default_mode;
-    std::string range = item;
-    if (const auto colon = item.find(':'); colon != std::string::npos) {
-      range = item.substr(0, colon);
-      stage.recompute = parse_recompute(item.substr(colon + 1), "--stages");
-    }
-    const auto dash = range.find('-');
-    std::size_t first_end = 0, last_end = 0;
-    try {
-      if (dash == std::string::npos) throw std::invalid_argument(range);
-      stage.first_layer = std::stoi(range.substr(0, dash), &first_end);
-      stage.last_layer = std::stoi(range.substr(dash + 1), &last_end);
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--stages: '" + item + "' is not FIRST-LAST[:none|selective|full]");
-    }
-    if (first_end != dash || last_end != range.size() - dash - 1)
-      throw std::invalid_argument("--stages: '" + item + "' is not FIRST-LAST[:none|selective|full]");
-    stages.push_back(stage);
-  }
-  return stages;
+  return stage;
 }
 
 Execution build_execution(const EvaluateOptions& options, const ModelSpec& model, const ClusterSpec& cluster) {
@@ -135,7 +108,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   else throw std::invalid_argument("--a2a: '" + options.a2a + "' is not one of fast, fanout");
   execution.expert_imbalance = options.moe_imbalance;
   execution.flash_attention = options.flash_attention;
-  execution.placement = parse_placement(options.placement);
+  execution.placement = search::parse_placement(options.placement, "--placement");
 
   validate_degrees(model, cluster, execution, options.gpus);
   const ExecutionLayout layout = compute_layout(cluster, execution);
@@ -143,7 +116,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   if (options.stages.empty()) {
     execution.stages = uniform_stages(model, layout, execution.pp, execution.vpp, recompute);
   } else {
-    execution.stages = parse_stages(options.stages, recompute);
+    for (const std::string& item : options.stages) execution.stages.push_back(parse_stage(item, recompute));
     derive_stage_layout(layout, execution);
     try {
       validate_stages(model, layout, execution);
@@ -152,15 +125,6 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
     }
   }
   return execution;
-}
-
-std::string placement_text(const Execution& execution) {
-  std::string text;
-  for (ParallelDim dim : execution.placement) {
-    if (!text.empty()) text += ",";
-    text += to_string(dim);
-  }
-  return text;
 }
 
 std::string layers_text(const Execution& execution, const RankCost& rank) {
@@ -244,7 +208,7 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"dp", execution.dp}, {"sp", execution.sp}, {"micro_batch", execution.micro_batch},
             {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
-            {"recompute", recompute_text(execution)}, {"placement", placement_text(execution)}, {"a2a", to_string(execution.a2a)},
+            {"recompute", recompute_text(execution)}, {"placement", search::placement_to_string(execution.placement)}, {"a2a", to_string(execution.a2a)},
             {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
@@ -280,7 +244,7 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
       "placement={} a2a={}{}\n",
       execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
       execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
-      recompute_text(execution), placement_text(execution), to_string(execution.a2a),
+      recompute_text(execution), search::placement_to_string(execution.placement), to_string(execution.a2a),
       execution.flash_attention ? " flash-attention" : "");
   const double total = cost.iteration_time_s;
   const TimeBreakdown& b = cost.breakdown;
@@ -344,9 +308,9 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--vpp", options->vpp, "interleaved 1F1B chunks per pipeline rank (1 = plain 1F1B)");
   command->add_option("--seq", options->seq, "sequence length (default: the model's)");
   command->add_option("--recompute", options->recompute, "activation recompute: none|selective|full");
-  command->add_option("--stages", options->stages,
-                      "uneven stages as FIRST-LAST[:recompute],... over the layer chain "
-                      "(0 = embedding, 1..L = blocks, L+1 = head); pp*vpp of them");
+  add_list_option(*command, "--stages", options->stages,
+                  "uneven stages as FIRST-LAST[:recompute],... over the layer chain "
+                  "(0 = embedding, 1..L = blocks, L+1 = head); pp*vpp of them");
   command->add_option("--zero", options->zero, "ZeRO stage 0-3 over the data-parallel group");
   command->add_option("--placement", options->placement,
                       "dimensions onto the network levels, innermost first (e.g. tp,cp,ep,dp,pp)");

@@ -18,6 +18,7 @@
 
 #include "io/presets/presets.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/cli_lists.hpp"
 #include "jobs/dp_device.hpp"
 #include "jobs/megatron_text.hpp"
 #include "solver/search/megatron_args.hpp"
@@ -35,7 +36,7 @@ struct SolveFlags {
   int gpus = 0;
   int gbs = 0;
   int seq = 0;
-  std::string tp, cp, ep, pp, dp, mbs, zero, vpp, recompute, placement;
+  std::vector<std::string> tp, cp, ep, pp, dp, mbs, zero, vpp, recompute, placement;
   std::string sp = "all";
   bool even_layers = false;
   std::string optimizer = "adam";
@@ -75,20 +76,20 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
 
 search::StrategySpace make_space(const SolveFlags& flags) {
   search::StrategySpace space;
-  space.tp = search::parse_int_list(flags.tp, "--tp", 1);
-  space.cp = search::parse_int_list(flags.cp, "--cp", 1);
-  space.ep = search::parse_int_list(flags.ep, "--ep", 1);
-  space.pp = search::parse_int_list(flags.pp, "--pp", 1);
-  space.dp = search::parse_int_list(flags.dp, "--dp", 1);
-  space.micro_batch = search::parse_int_list(flags.mbs, "--mbs", 1);
-  space.zero_stage = search::parse_int_list(flags.zero, "--zero", 0);
-  for (int z : space.zero_stage) {
-    if (z > 3) throw std::invalid_argument("--zero: " + std::to_string(z) + " is not in 0..3");
-  }
-  space.vpp = search::parse_int_list(flags.vpp, "--vpp", 1);
+  const auto ints = [](const std::vector<std::string>& items, const char* what, search::ListRange range) {
+    return int_list(items, what, range.minimum, range.maximum);
+  };
+  space.tp = ints(flags.tp, "--tp", search::kTpRange);
+  space.cp = ints(flags.cp, "--cp", search::kCpRange);
+  space.ep = ints(flags.ep, "--ep", search::kEpRange);
+  space.pp = ints(flags.pp, "--pp", search::kPpRange);
+  space.dp = ints(flags.dp, "--dp", search::kDpRange);
+  space.micro_batch = ints(flags.mbs, "--mbs", search::kMicroBatchRange);
+  space.zero_stage = ints(flags.zero, "--zero", search::kZeroRange);
+  space.vpp = ints(flags.vpp, "--vpp", search::kVppRange);
   space.sp = parse_switch_list(flags.sp);
-  space.recompute = search::parse_recompute_list(flags.recompute, "--recompute");
-  space.placements = search::parse_placement_list(flags.placement, "--placement");
+  space.recompute = recompute_list(flags.recompute, "--recompute");
+  space.placements = placement_list(flags.placement, "--placement");
   space.uneven_layers = !flags.even_layers;
   return space;
 }
@@ -330,20 +331,21 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--gbs", flags->gbs, "global batch in sequences")->required();
   command->add_option("--seq", flags->seq, "sequence length (default: the model's)");
   const char* list = " (comma list, or 'all' = every valid value; default all)";
-  command->add_option("--tp", flags->tp, std::string("tensor-parallel degrees") + list);
-  command->add_option("--cp", flags->cp, std::string("context-parallel degrees") + list);
-  command->add_option("--ep", flags->ep, std::string("expert-parallel degrees") + list);
-  command->add_option("--pp", flags->pp, std::string("pipeline stages") + list);
-  command->add_option("--dp", flags->dp, std::string("data-parallel degrees") + list);
-  command->add_option("--mbs", flags->mbs, std::string("micro-batch sizes") + list);
-  command->add_option("--zero", flags->zero, std::string("ZeRO stages 0-3") + list);
-  command->add_option("--vpp", flags->vpp, std::string("1F1B chunks per rank, 1 = plain 1F1B") + list);
+  add_list_option(*command, "--tp", flags->tp, std::string("tensor-parallel degrees") + list);
+  add_list_option(*command, "--cp", flags->cp, std::string("context-parallel degrees") + list);
+  add_list_option(*command, "--ep", flags->ep, std::string("expert-parallel degrees") + list);
+  add_list_option(*command, "--pp", flags->pp, std::string("pipeline stages") + list);
+  add_list_option(*command, "--dp", flags->dp, std::string("data-parallel degrees") + list);
+  add_list_option(*command, "--mbs", flags->mbs, std::string("micro-batch sizes") + list);
+  add_list_option(*command, "--zero", flags->zero, std::string("ZeRO stages 0-3") + list);
+  add_list_option(*command, "--vpp", flags->vpp, std::string("1F1B chunks per rank, 1 = plain 1F1B") + list);
   command->add_option("--sp", flags->sp, "sequence parallelism: on|off|all (default all)");
-  command->add_option("--recompute", flags->recompute,
-                      "recompute modes a stage may use: none,selective,full (default all; chosen per stage)");
-  command->add_option("--placement", flags->placement,
-                      "placement orders to try, innermost first, ';'-separated, e.g. 'tp,cp,ep,dp,pp;tp,pp,dp' "
-                      "(default: every order of the dims larger than 1)");
+  add_list_option(*command, "--recompute", flags->recompute,
+                  "recompute modes a stage may use: none,selective,full (default all; chosen per stage)");
+  add_list_option(*command, "--placement", flags->placement,
+                  "placement orders to try, innermost first, ';'-separated, e.g. 'tp,cp,ep,dp,pp;tp,pp,dp' "
+                  "(default: every order of the dims larger than 1)",
+                  ';');
   command->add_flag("--even-layers", flags->even_layers, "only near-equal blocks per stage (no uneven split)");
   command->add_option("--optimizer", flags->optimizer, "adam|sgd (default adam)");
   command->add_option("--a2a", flags->a2a, "how MoE all-to-alls are priced: fast|fanout (default fast)");

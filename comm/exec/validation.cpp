@@ -1,6 +1,8 @@
 #include "comm/exec/validation.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "comm/exec/algo_auto.hpp"
@@ -11,21 +13,6 @@
 namespace nestfast::comm {
 
 namespace {
-
-// validate.skew: "zipf:S" or "uniform" (S = 0), the popularity exponent of the experts.
-double skew_exponent(const std::string& skew) {
-  if (skew == "uniform") return 0;
-  const std::string prefix = "zipf:";
-  if (skew.rfind(prefix, 0) == 0) {
-    try {
-      std::size_t used = 0;
-      const double exponent = std::stod(skew.substr(prefix.size()), &used);
-      if (used == skew.size() - prefix.size() && exponent >= 0) return exponent;
-    } catch (const std::exception&) {
-    }
-  }
-  throw std::invalid_argument("validate.skew: '" + skew + "' is not 'uniform' or 'zipf:S' with S >= 0");
-}
 
 bool runs(const ValidationRequest& request, const ValidationSettings& settings) {
   return (request.ep > 1 && request.experts > 0) || settings.all_plans;
@@ -40,7 +27,7 @@ TrafficMatrix request_traffic(const ValidationRequest& request, const Validation
   spec.kind = WorkloadSpec::Kind::moe;
   spec.experts = request.experts;
   spec.top_k = request.top_k;
-  spec.skew = skew_exponent(settings.skew);
+  spec.skew = skew_exponent(settings.skew, "validate.skew");
   TrafficMatrix demand(ranks);
   for (int first = 0; first + group <= ranks; first += group) {
     const TrafficMatrix part =
@@ -57,7 +44,7 @@ void check_settings(const ValidationSettings& settings) {
   if (settings.warmup < 0) throw std::invalid_argument("validate.warmup must be >= 0");
   if (settings.algos.empty()) throw std::invalid_argument("validate.algos is empty");
   for (const std::string& name : settings.algos) make_alltoallv(name);  // throws for an unknown name
-  skew_exponent(settings.skew);
+  skew_exponent(settings.skew, "validate.skew");
 }
 
 ValidationResult result_row(const ValidationRequest& request, const ServerTopology& topology,
@@ -88,6 +75,18 @@ ValidationResult result_row(const ValidationRequest& request, const ServerTopolo
 }
 
 }  // namespace
+
+double skew_exponent(const std::string& skew, const std::string& what) {
+  if (skew == "uniform") return 0;
+  const std::string prefix = "zipf:";
+  if (skew.rfind(prefix, 0) == 0) {
+    const std::string exponent = skew.substr(prefix.size());
+    char* end = nullptr;
+    const double value = std::strtod(exponent.c_str(), &end);
+    if (!exponent.empty() && end == exponent.c_str() + exponent.size() && std::isfinite(value) && value >= 0) return value;
+  }
+  throw std::invalid_argument(what + ": \"" + skew + "\" is not \"uniform\" or \"zipf:S\" with a finite S >= 0");
+}
 
 std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
                                              const std::vector<ValidationRequest>& requests) {

@@ -24,6 +24,10 @@ struct ValidationSettings {
   std::uint64_t seed = 1;
 };
 
+// validate.skew: "uniform" (0) or "zipf:S" with a finite S >= 0, the popularity
+// exponent of the experts. One std::invalid_argument line naming `what` otherwise.
+double skew_exponent(const std::string& skew, const std::string& what);
+
 // One chosen plan whose all-to-all is to be run.
 struct ValidationRequest {
   std::uint64_t plan_row = 0;   // row of the plan in /plans

@@ -43,7 +43,7 @@ StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages) 
   plan.zero_stage = row.zero;
   plan.vpp = row.vpp;
   const std::string order = get_fixed(row.placement_order);
-  if (!order.empty()) plan.placement = search::parse_placement_list(order, "placement_order").front();
+  if (!order.empty()) plan.placement = search::parse_placement(order, "placement_order");
   const std::string recompute = get_fixed(row.recompute);
   out.recompute_per_stage_unknown = recompute == "mixed";
   const Recompute mode = out.recompute_per_stage_unknown ? Recompute::Full : parse_recompute(recompute, "recompute");

@@ -3,15 +3,19 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "comm/exec/alltoallv.hpp"
+#include "comm/exec/size_range.hpp"
+#include "comm/exec/validation.hpp"
 #include "comm/plan/seeded_hash.hpp"
+#include "solver/search/execution.hpp"
+#include "solver/search/strategy_space.hpp"
 
 namespace nestfast::io {
 namespace {
@@ -21,12 +25,15 @@ class JobReader {
  public:
   explicit JobReader(std::string source) : source_(std::move(source)) {}
 
+  // "FILE:LINE: key", how every error names where it is.
+  std::string at(int line, const std::string& key) const {
+    std::string where = source_;
+    if (line > 0) where.append(":").append(std::to_string(line));
+    return where.append(": ").append(key);
+  }
+
   [[noreturn]] void fail(int line, const std::string& key, const std::string& message) const {
-    std::ostringstream out;
-    out << source_;
-    if (line > 0) out << ':' << line;
-    out << ": " << key << ": " << message;
-    throw std::invalid_argument(out.str());
+    throw std::invalid_argument(at(line, key) + ": " + message);
   }
 
   static int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
@@ -92,16 +99,14 @@ class JobReader {
     return values;
   }
 
+  // `check` is the element parser the command line uses for the same values
+  // (it throws std::invalid_argument naming the "FILE:LINE: key" it is given).
   std::vector<std::string> string_list(const toml::node& node, const std::string& key,
-                                       const std::set<std::string>& allowed = {}) const {
+                                       const std::function<void(const std::string&, const std::string&)>& check = {}) const {
     std::vector<std::string> values;
     for_each_element(node, key, [&](const toml::node& element, const std::string& name) {
       std::string value = string_value(element, name);
-      if (!allowed.empty() && allowed.count(value) == 0) {
-        std::string names;
-        for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-        fail(line_of(element), name, "\"" + value + "\" is not one of: " + names);
-      }
+      if (check) check(value, at(line_of(element), name));
       values.push_back(std::move(value));
     });
     reject_duplicates(values, node, key);
@@ -203,39 +208,36 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
                                                  "top_k", "baselines"});
   SearchLimits& search = job.search;
-  auto ints = [&](const char* key, std::vector<int>& out, long long min, long long max) {
-    if (const auto* node = table->get(key)) out = reader.int_list(*node, std::string("search.") + key, min, max);
+  auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
+    if (const auto* node = table->get(key)) {
+      out = reader.int_list(*node, std::string("search.") + key, range.minimum, range.maximum);
+    }
   };
-  ints("tp", search.tp, 1, 1024);
-  ints("pp", search.pp, 1, 4096);
-  ints("ep", search.ep, 1, 4096);
-  ints("cp", search.cp, 1, 1024);
-  ints("mbs", search.mbs, 1, 4096);
-  ints("zero", search.zero, 0, 3);
-  ints("vpp", search.vpp, 1, 64);
+  ints("tp", search.tp, search::kTpRange);
+  ints("pp", search.pp, search::kPpRange);
+  ints("ep", search.ep, search::kEpRange);
+  ints("cp", search.cp, search::kCpRange);
+  ints("mbs", search.mbs, search::kMicroBatchRange);
+  ints("zero", search.zero, search::kZeroRange);
+  ints("vpp", search.vpp, search::kVppRange);
   if (const auto* node = table->get("sp")) search.sp = reader.bool_list(*node, "search.sp");
   if (const auto* node = table->get("recompute")) {
-    search.recompute = reader.string_list(*node, "search.recompute", {"none", "selective", "full"});
+    search.recompute = reader.string_list(*node, "search.recompute",
+                                          [](const std::string& mode, const std::string& what) { parse_recompute(mode, what); });
   }
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));
   if (const auto* node = table->get("baselines")) {
     if (node->is_array() && node->as_array()->empty()) {
       search.baselines.clear();  // explicitly none
     } else {
-      search.baselines = reader.string_list(*node, "search.baselines", {"manual", "phaze", "mcmc"});
+      search.baselines = reader.string_list(*node, "search.baselines", [](const std::string& name, const std::string& what) {
+        for (const char* known : {"manual", "phaze", "mcmc"}) {
+          if (name == known) return;
+        }
+        throw std::invalid_argument(what + ": '" + name + "' is not one of manual, phaze, mcmc");
+      });
     }
   }
-}
-
-void check_skew(const JobReader& reader, const toml::node& node, const std::string& skew) {
-  if (skew == "uniform") return;
-  if (skew.rfind("zipf:", 0) == 0) {
-    const std::string exponent = skew.substr(5);
-    char* end = nullptr;
-    const double value = std::strtod(exponent.c_str(), &end);
-    if (!exponent.empty() && end == exponent.c_str() + exponent.size() && std::isfinite(value) && value >= 0) return;
-  }
-  reader.fail(JobReader::line_of(node), "validate.skew", "\"" + skew + "\" is not \"uniform\" or \"zipf:S\" with a finite S >= 0");
 }
 
 void read_validate(const JobReader& reader, const toml::table& root, JobSpec& job) {
@@ -248,23 +250,20 @@ void read_validate(const JobReader& reader, const toml::table& root, JobSpec& jo
   if (const auto* node = table->get("all")) validate.all_plans = reader.bool_value(*node, "validate.all");
   if (const auto* node = table->get("sizes")) {
     validate.sizes = reader.string_value(*node, "validate.sizes");
-    const auto colon = validate.sizes.find(':');
-    const std::string min_text = validate.sizes.substr(0, colon);
-    const std::string max_text = colon == std::string::npos ? min_text : validate.sizes.substr(colon + 1);
-    try {
-      const std::uint64_t min = parse_byte_size(min_text, "validate.sizes");
-      const std::uint64_t max = parse_byte_size(max_text, "validate.sizes");
-      if (min == 0 || min > max) throw std::invalid_argument("needs 0 < MIN <= MAX");
-    } catch (const std::invalid_argument& error) {
-      reader.fail(JobReader::line_of(*node), "validate.sizes", "\"" + validate.sizes + "\": " + error.what());
-    }
+    comm::parse_size_range(validate.sizes, reader.at(JobReader::line_of(*node), "validate.sizes"));
   }
   if (const auto* node = table->get("algos")) {
-    validate.algos = reader.string_list(*node, "validate.algos", {"fast", "mpi", "pairwise", "fanout", "auto"});
+    validate.algos = reader.string_list(*node, "validate.algos", [](const std::string& name, const std::string& what) {
+      const std::vector<std::string>& known = comm::alltoallv_algorithm_names();
+      if (std::find(known.begin(), known.end(), name) != known.end()) return;
+      std::string names;
+      for (const std::string& candidate : known) names += (names.empty() ? "" : ", ") + candidate;
+      throw std::invalid_argument(what + ": '" + name + "' is not one of " + names);
+    });
   }
   if (const auto* node = table->get("skew")) {
     validate.skew = reader.string_value(*node, "validate.skew");
-    check_skew(reader, *node, validate.skew);
+    comm::skew_exponent(validate.skew, reader.at(JobReader::line_of(*node), "validate.skew"));
   }
   if (const auto* node = table->get("virtual_servers")) {
     validate.virtual_servers = static_cast<int>(reader.integer_value(*node, "validate.virtual_servers", 0, 1 << 20));
@@ -282,22 +281,6 @@ void read_validate(const JobReader& reader, const toml::table& root, JobSpec& jo
 }
 
 }  // namespace
-
-std::uint64_t parse_byte_size(std::string_view text, const std::string& what) {
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 15) throw std::invalid_argument(what + ": \"" + std::string(text) + "\" is not a byte size");
-  std::uint64_t value = std::stoull(std::string(text.substr(0, digits)));
-  const std::string_view unit = text.substr(digits);
-  std::uint64_t scale = 1;
-  if (unit == "K" || unit == "KiB" || unit == "k") scale = 1ULL << 10;
-  else if (unit == "M" || unit == "MiB") scale = 1ULL << 20;
-  else if (unit == "G" || unit == "GiB") scale = 1ULL << 30;
-  else if (!unit.empty() && unit != "B") {
-    throw std::invalid_argument(what + ": \"" + std::string(text) + "\" has an unknown unit (use B, K, M or G)");
-  }
-  return value * scale;
-}
 
 JobSpec parse_job(std::string_view text, const std::string& source) {
   const JobReader reader(source);

@@ -20,9 +20,6 @@ JobSpec load_job_file(const std::string& path);
 // order, lists in the order model, cluster, gpus, global_batch, seq_len.
 std::vector<SweepPoint> expand_sweep(const JobSpec& job);
 
-// Byte sizes such as "64", "1K", "1M", "2G" (powers of 1024); the key names the caller.
-std::uint64_t parse_byte_size(std::string_view text, const std::string& what);
-
 // A fingerprint of the job's text (FNV-1a 64) that a checkpoint remembers.
 std::uint64_t job_fingerprint(const JobSpec& job);
 

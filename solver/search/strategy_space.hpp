@@ -30,19 +30,31 @@ struct StrategySpace {
   bool uneven_layers = true;
 };
 
+// What a restriction may list, on the command line and in job files alike.
+struct ListRange {
+  int minimum;
+  int maximum;
+};
+inline constexpr ListRange kTpRange{1, 1024};
+inline constexpr ListRange kCpRange{1, 1024};
+inline constexpr ListRange kEpRange{1, 4096};
+inline constexpr ListRange kPpRange{1, 4096};
+inline constexpr ListRange kDpRange{1, 1 << 24};
+inline constexpr ListRange kMicroBatchRange{1, 4096};
+inline constexpr ListRange kZeroRange{0, 3};
+inline constexpr ListRange kVppRange{1, 64};
+
 // Defaults when a list is empty (beyond "divides what it must"):
 inline constexpr int kDefaultMaxCp = 8;
 inline constexpr int kDefaultMaxMicroBatch = 8;
 inline constexpr int kDefaultMaxVpp = 4;
 
-// "1,2,4" -> {1,2,4}; "all" or "" -> {}. Throws std::invalid_argument naming
-// `what` (a flag) on anything else or on a value < `minimum`.
-std::vector<int> parse_int_list(const std::string& text, const std::string& what, int minimum);
-// "none,selective,full" or "all".
-std::vector<Recompute> parse_recompute_list(const std::string& text, const std::string& what);
-// "tp,cp,ep,dp,pp" (a full permutation, or a partial one whose missing dims are
-// appended in the default order); several orders separated by ';' or "all".
-std::vector<std::vector<ParallelDim>> parse_placement_list(const std::string& text, const std::string& what);
+// A placement order as text, innermost first: "tp,cp,ep,dp,pp", or a partial
+// order whose missing dims go outermost in the default order. The inverse of
+// placement_to_string; evaluate --placement, each order of solve --placement
+// and a catalog's placement_order read it. Throws std::invalid_argument
+// naming `what` on an unknown or repeated dim.
+std::vector<ParallelDim> parse_placement(const std::string& text, const std::string& what);
 
 std::string placement_to_string(const std::vector<ParallelDim>& placement);
 

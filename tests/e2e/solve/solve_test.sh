@@ -140,6 +140,8 @@ expect_bad --zero "${base[@]}" --zero 5
 expect_bad --sp "${base[@]}" --sp maybe
 expect_bad --recompute "${base[@]}" --recompute some
 expect_bad --placement "${base[@]}" --placement tp,tp
+expect_bad --placement "${base[@]}" --placement 'tp,pp;dp,xx'
+expect_bad --zero "${base[@]}" --zero 1,4
 expect_bad --gpu "${base[@]}" --gpu maybe  # a CLI11 usage error: one line too
 expect_bad --model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --gpus --model llama2-7b --cluster selene-a100 --gpus 0 --gbs 512

@@ -1,5 +1,6 @@
-// --sizes and validate.sizes: doubling ranges with binary suffixes; bad text
-// is a one-line error naming the option.
+// The one size parser (--sizes, --bytes-per-rank, --quantum, --auto-threshold
+// and a job's validate.sizes): what CLI11's AsSizeValue reads, doubling
+// ranges; bad text is a one-line error naming the option and the text.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -16,15 +17,31 @@ TEST(SizeRange, DoublesFromMinUpToMax) {
   EXPECT_EQ(parse_size_range("64KiB", "--sizes"), (std::vector<std::uint64_t>{64U << 10}));
   EXPECT_EQ(parse_size_range("1k:2048B", "--sizes"), (std::vector<std::uint64_t>{1024, 2048}));
   EXPECT_EQ(parse_size_range("1G:1GiB", "--sizes"), (std::vector<std::uint64_t>{1U << 30}));
+  EXPECT_EQ(parse_size_range("1m:2MB", "--sizes"), (std::vector<std::uint64_t>{1U << 20, 2U << 20}));
+  EXPECT_EQ(parse_size_range("1mib:1 MiB", "--sizes"), (std::vector<std::uint64_t>{1U << 20}));
+}
+
+TEST(SizeRange, OneSizeReadsEveryUnitSpelling) {
+  for (const char* text : {"1M", "1m", "1MB", "1mb", "1MiB", "1mi", "1 MiB", "1048576", "1048576B"}) {
+    EXPECT_EQ(parse_size(text, "--bytes-per-rank"), 1U << 20) << text;
+  }
+  EXPECT_EQ(parse_size("010K", "--quantum"), 10U << 10);  // decimal, never octal
+  EXPECT_EQ(parse_size("2T", "--quantum"), 2ULL << 40);
+  EXPECT_EQ(parse_size("15E", "--quantum"), 15ULL << 60);
+  EXPECT_EQ(parse_size("0", "--quantum", true), 0U);
+  EXPECT_THROW(parse_size("0", "--quantum"), std::invalid_argument);
 }
 
 TEST(SizeRange, RejectsMalformedZeroAndReversed) {
-  for (const char* bad : {"", "x", "1X", "1M:", ":1M", "0:4K", "8K:1K", "1.5M", "-1", "99999999999999999999G"}) {
+  for (const char* bad : {"", " ", "x", "1X", "1M:", ":1M", "0:4K", "8K:1K", "1.5M", "-1", "-1M", "+5", "0x10K", "1e3",
+                          "1M:2M:4M", "16E", "18446744073709551616", "99999999999999999999G", "1 2K", "K"}) {
     try {
       parse_size_range(bad, "--sizes");
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const std::invalid_argument& error) {
-      EXPECT_EQ(std::string(error.what()).rfind("--sizes: ", 0), 0U) << error.what();
+      const std::string message = error.what();
+      EXPECT_EQ(message.rfind("--sizes: \"" + std::string(bad) + "\": ", 0), 0U) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
   }
 }

@@ -122,9 +122,13 @@ TEST(JobFile, WrongTypesAndImpossibleValues) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\nzero = [4]\n"),
             "job.toml:7: search.zero[0]: 4 is out of range [0, 3]");
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\nrecompute = [\"some\"]\n"),
-            "job.toml:7: search.recompute[0]: \"some\" is not one of: full, none, selective");
+            "job.toml:7: search.recompute[0]: 'some' is not one of none, selective, full");
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nsizes = \"64M:1M\"\n"),
-            "job.toml:7: validate.sizes: \"64M:1M\": needs 0 < MIN <= MAX");
+            "job.toml:7: validate.sizes: \"64M:1M\": MIN is above MAX");
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nsizes = \"-1M\"\n"),
+            "job.toml:7: validate.sizes: \"-1M\": a size cannot be negative");
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nalgos = [\"fast\", \"nccl\"]\n"),
+            "job.toml:7: validate.algos[1]: 'nccl' is not one of fast, mpi, pairwise, fanout, auto");
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nskew = \"zipf:nan\"\n"),
             "job.toml:7: validate.skew: \"zipf:nan\" is not \"uniform\" or \"zipf:S\" with a finite S >= 0");
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nenabled = 1\n"),
@@ -133,13 +137,17 @@ TEST(JobFile, WrongTypesAndImpossibleValues) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep)), "");
 }
 
-TEST(JobFile, ByteSizes) {
-  EXPECT_EQ(parse_byte_size("64", "x"), 64u);
-  EXPECT_EQ(parse_byte_size("1K", "x"), 1024u);
-  EXPECT_EQ(parse_byte_size("4M", "x"), 4u << 20);
-  EXPECT_EQ(parse_byte_size("2G", "x"), 2ULL << 30);
-  EXPECT_THROW(parse_byte_size("M", "x"), std::invalid_argument);
-  EXPECT_THROW(parse_byte_size("3T", "x"), std::invalid_argument);
+// validate.sizes is read by the command line's size parser (comm/exec/size_range.hpp):
+// every spelling --sizes takes is taken here too.
+TEST(JobFile, SizesAreSpelledAsOnTheCommandLine) {
+  for (const char* sizes : {"1M:64M", "1m:64m", "1MB:64MB", "1MiB:64MiB", "1048576:64M", "64K"}) {
+    EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[validate]\nsizes = \"" + sizes + "\"\n"), "") << sizes;
+  }
+  for (const char* sizes : {"", "0:4K", "1M:", "1.5M", "1X", "99999999999999999999"}) {
+    EXPECT_NE(error_of(std::string(kMinimalSweep) + "[validate]\nsizes = \"" + sizes + "\"\n").find("job.toml:7: validate.sizes"),
+              std::string::npos)
+        << sizes;
+  }
 }
 
 TEST(JobFile, UnreadableFileNamesThePath) {
