@@ -39,7 +39,9 @@ std::string time_text(const std::optional<double>& time) { return time ? fmt::fo
 void report_reference(const NestCompatOptions& options, const compat::NestProblem& problem,
                       const compat::NestAnswer& answer, compat::CostModelKind model) {
   const io::NestReference reference = io::load_nest_output(options.reference, problem);
-  const auto reference_time = compat::evaluate_plan(problem, reference.plan, model);
+  // Compat prices the artifact's plan as the artifact did: at the levels of its own skeleton.
+  const auto reference_time = compat::evaluate_plan(problem, reference.plan, model,
+                                                    reference.skeleton.empty() ? nullptr : &reference.skeleton);
   std::cerr << fmt::format("nest-compat: reference plan (t={} d={} stages={}): {}", reference.plan.tp,
                            reference.plan.dp, reference.plan.stages.size(), time_text(reference_time));
   if (model == compat::CostModelKind::Compat && reference_time) {

@@ -19,9 +19,12 @@ compat::NestProblem parse_nest_input(std::string_view text, const std::string& s
 compat::NestProblem load_nest_input(const std::string& path);
 
 // The artifact's answer for an input: its chosen plan (node ids mapped to
-// chain positions), finalTimePerBatch and baselineResults.
+// chain positions), finalTimePerBatch, baselineResults and, when present, its
+// networkSkeleton (devices in the listed order, chain positions checked
+// against the plan's graph).
 struct NestReference {
   compat::NestPlan plan;
+  compat::NetworkSkeleton skeleton;
   double time_per_batch = 0.0;
   std::vector<compat::BaselineResult> baselines;
 };

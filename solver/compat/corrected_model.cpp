@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "solver/compat/compat_model.hpp"
+#include "solver/compat/stage_memory.hpp"
 
 namespace nestfast::compat {
 
@@ -17,7 +17,11 @@ double CorrectedModel::transfer(int level, EdgeSum edges) const {
 std::optional<double> CorrectedModel::stage_load(const ChainTable& chain, std::size_t first, std::size_t end,
                                                  int remaining, std::uint64_t devices_after,
                                                  int stage_devices) const {
-  if (!stage_fits_memory(*problem_, chain, first, end, remaining)) return std::nullopt;
+  const auto activations = static_cast<double>(chain.activation_bytes(first, end));
+  const double stash = problem_->recompute ? static_cast<double>(chain.incoming(first, end).bytes) : activations;
+  if (remaining > max_in_flight(*problem_, static_cast<double>(chain.parameter_bytes(first, end)), activations, stash)) {
+    return std::nullopt;
+  }
   const bool recomputes = problem_->recompute && remaining > 1;
   const double fw = chain.fw_ms(first, end);
   const double compute_s = (fw + chain.bw_ms(first, end) + (recomputes ? fw : 0.0)) * kSecondsPerMs;

@@ -12,7 +12,7 @@
 //  - per iteration: (m + s - 1) * max stage time + the gradient all-reduce of
 //    the stage with the most parameters, a hierarchical ring over the levels
 //    the d replicas (stride Np) span.
-//  - memory: as the artifact (2P + O + A + (in-flight - 1) * stash).
+//  - memory: as the artifact (stage_memory.hpp).
 #include <cstdint>
 #include <optional>
 

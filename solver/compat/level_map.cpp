@@ -27,4 +27,11 @@ int LevelMap::boundary_level(std::uint64_t devices_before) const {
   return levels() - 1;
 }
 
+int LevelMap::common_level(std::uint64_t last_device) const {
+  for (int level = 0; level < levels(); ++level) {
+    if (last_device < group_size_[level]) return level;
+  }
+  return levels() - 1;
+}
+
 }  // namespace nestfast::compat

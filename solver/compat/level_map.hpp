@@ -18,6 +18,9 @@ class LevelMap {
   int levels() const { return static_cast<int>(group_size_.size()); }
   // Level of the boundary after `devices_before` devices; 0 at the pipeline's start.
   int boundary_level(std::uint64_t devices_before) const;
+  // The lowest level whose first group holds devices 0..last_device (the
+  // outermost level when none does).
+  int common_level(std::uint64_t last_device) const;
   // Devices in one group of level l.
   std::uint64_t group_size(int level) const { return group_size_[level]; }
   double bandwidth(int level) const { return bandwidth_[level]; }

@@ -2,6 +2,7 @@
 // A pipeline plan over a NestGraph and the answer written back in the
 // artifact's output format.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,15 @@ struct NestPlan {
   int dp = 1;
   std::vector<NestStage> stages;
 };
+
+// The artifact's networkSkeleton: devices in the order it lists them (the
+// iteration order of its hash map, which is also the order in which its
+// findDevice searches them), each with the chain positions it holds.
+struct SkeletonDevice {
+  std::int64_t device = 0;
+  std::vector<std::size_t> positions;
+};
+using NetworkSkeleton = std::vector<SkeletonDevice>;
 
 struct BaselineResult {
   std::string name;

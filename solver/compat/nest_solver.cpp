@@ -6,10 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/compat/artifact_stage_times.hpp"
 #include "solver/compat/baseline_blocks.hpp"
 #include "solver/compat/chain_table.hpp"
 #include "solver/compat/compat_model.hpp"
 #include "solver/compat/corrected_model.hpp"
+#include "solver/compat/skeleton_levels.hpp"
 #include "solver/compat/suffix_dp.hpp"
 
 namespace nestfast::compat {
@@ -18,6 +20,8 @@ namespace {
 
 constexpr double kInfeasible = SuffixTable::kInfeasible;
 
+// The data-parallel degrees the artifact tries, d <= maxDevices and
+// d <= mbsInBatch (line 1165; mbsInBatch is an int there).
 int max_data_parallel(const NestProblem& problem) {
   const double micro_batches = std::floor(problem.mbs_in_batch);
   return static_cast<int>(std::min<double>(problem.max_devices, micro_batches));
@@ -77,16 +81,42 @@ std::uint64_t max_stage_parameters(const ChainTable& chain, const std::vector<Ne
   return most;
 }
 
-std::optional<double> compat_time(const NestProblem& problem, const ChainTable& chain,
-                                  const std::vector<NestStage>& stages, int dp) {
+// The artifact's evaluator (getTimePerBatchForResult, lines 1879-2033) on
+// stages given in layer order. Transfers are charged at the levels of the
+// layout with the last stage on device 0, or at those of the artifact's own
+// skeleton when one is given. `reversed`: the evaluator receives the stages
+// last first, as its baseline path builds them (fixedConfigTimePerBatch,
+// lines 2096-2124), so it counts a stage's position from the pipeline's
+// start (the last block "is" stage 1, recomputes and holds p micro-batches)
+// and all-reduces the parameters of the last block. nullopt: a stage on
+// fewer devices than t*ep*cp or out of memory (lines 1989-2009).
+std::optional<double> compat_time(const NestProblem& problem, const NestGraph& graph,
+                                  const std::vector<NestStage>& stages, int dp, bool reversed,
+                                  const NetworkSkeleton* skeleton) {
   const CompatModel model(problem);
+  const LevelMap& levels = model.levels();
+  const ArtifactStageTimes times(problem, graph, levels);
+  const std::optional<SkeletonLevels> placed =
+      skeleton ? std::optional<SkeletonLevels>(std::in_place, *skeleton, problem.network, times.size()) : std::nullopt;
+  const auto least_devices = static_cast<std::uint64_t>(problem.stage_devices(graph.tp));
+  const int count = static_cast<int>(stages.size());
   const auto worst = bottleneck(stages, [&](const NestStage& stage, int remaining, std::uint64_t devices_after) {
-    return model.stage_load(chain, stage.first, stage.end, remaining, devices_after);
+    const auto devices = static_cast<std::uint64_t>(stage.devices);
+    if (devices < least_devices) return std::optional<double>{};
+    const auto [before, after] =
+        placed ? placed->stage_levels(stage.first, stage.end)
+               : std::pair{levels.boundary_level(devices_after + devices), levels.boundary_level(devices_after)};
+    if (before < 0 || after < 0) {
+      throw std::invalid_argument("networkSkeleton: no network level joins the devices around stage [" +
+                                  std::to_string(stage.first) + ", " + std::to_string(stage.end) + ")");
+    }
+    const int position = reversed ? count - remaining + 1 : remaining;
+    return model.stage_load(times, stage.first, stage.end, position, before, after);
   });
   if (!worst) return std::nullopt;
-  const auto& first = stages.front();
-  return model.time_per_batch(*worst, static_cast<int>(stages.size()), dp,
-                              chain.parameter_bytes(first.first, first.end));
+  const auto& reduced = reversed ? stages.back() : stages.front();
+  return model.time_per_batch(*worst, count, dp, devices_of(stages),
+                              times.parameter_bytes(reduced.first, reduced.end));
 }
 
 std::optional<double> corrected_time(const NestProblem& problem, const ChainTable& chain,
@@ -131,21 +161,34 @@ struct GraphSearch {
   int max_stages;
 };
 
-// Compat: the first stage is enumerated explicitly because the all-reduce
-// prices its parameters; the rest is the suffix DP's best split.
+// Compat: the exact optimum of the artifact's evaluator over the artifact's
+// plan space. Stage loads depend only on the stage and its position (the
+// layout puts the stage with s stages to the end on devices [(s-1)a, sa)),
+// so the suffix DP gives the least bottleneck behind each first stage; the
+// first stage is enumerated because the all-reduce prices its parameters
+// and, with replicas one pipeline (S*a devices) apart, the stage count. The
+// loops run in the artifact's order (d, then the first stage's end, then S,
+// lines 1165-1215) and keep the first of equal times, as it does.
 void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate& best) {
   const CompatModel model(problem);
   const GraphSearch search(problem, graph);
-  const ChainTable& chain = search.chain;
-  const int stage_devices = search.stage_devices;
+  const ArtifactStageTimes times(problem, graph, model.levels());
+  const auto stage_devices = static_cast<std::uint64_t>(search.stage_devices);
   const int max_stages = search.max_stages;
-  const std::size_t positions = chain.size();
+  const std::size_t positions = times.size();
   if (max_stages < 1) return;
+  // Levels of the boundaries before and after the stage with r stages to the end.
+  std::vector<std::pair<int, int>> stage_levels(static_cast<std::size_t>(max_stages) + 1);
+  for (int remaining = 1; remaining <= max_stages; ++remaining) {
+    const std::uint64_t after = search.devices_after(remaining);
+    stage_levels[static_cast<std::size_t>(remaining)] = {model.levels().boundary_level(after + stage_devices),
+                                                         model.levels().boundary_level(after)};
+  }
   const auto stage_load = [&](std::size_t first, std::size_t end, int remaining) {
-    return model.stage_load(chain, first, end, remaining, search.devices_after(remaining));
+    const auto [before, after] = stage_levels[static_cast<std::size_t>(remaining)];
+    return model.stage_load(times, first, end, remaining, before, after);
   };
-  // No tie-break on the suffix's parameters: only the first stage's count
-  // here, and without one the splits are the artifact's own.
+  // No tie-break on the suffix's parameters: only the first stage's count.
   const auto no_tie_break = [](std::size_t, std::size_t) { return std::uint64_t{0}; };
   SuffixTable table(positions, max_stages - 1);
   table.fill(stage_load, no_tie_break);
@@ -160,20 +203,20 @@ void search_compat(const NestProblem& problem, const NestGraph& graph, Candidate
       if (load) head[stages][end] = std::max(*load, rest);
     }
   }
-  std::vector<double> allreduce(positions + 1);
   for (int dp = 1; dp <= max_data_parallel(problem); ++dp) {
-    const int stages_here = std::min(max_stages, problem.max_devices / dp / stage_devices);
+    const int stages_here = std::min(max_stages, problem.max_devices / dp / search.stage_devices);
     if (stages_here < 1) break;
-    const int micro_batches = model.micro_batches(dp);
-    for (std::size_t end = 1; end <= positions; ++end) allreduce[end] = model.allreduce(dp, chain.parameter_bytes(0, end));
-    for (int stages = 1; stages <= stages_here; ++stages) {
-      for (std::size_t end = 1; end <= positions; ++end) {
+    for (std::size_t end = 1; end <= positions; ++end) {
+      const double parameters = times.parameter_bytes(0, end);
+      for (int stages = 1; stages <= stages_here; ++stages) {
         if (head[stages][end] == kInfeasible) continue;
-        const double time = head[stages][end] * (micro_batches + stages - 1) + allreduce[end];
+        const double time =
+            model.time_per_batch(head[stages][end], stages, dp, stage_devices * static_cast<std::uint64_t>(stages),
+                                 parameters);
         if (time < best.time) {
           auto split = table.split(stages - 1, end);
           split.insert(split.begin(), {0, end});
-          best = Candidate{time, plan_from_split(graph.tp, dp, stage_devices, split)};
+          best = Candidate{time, plan_from_split(graph.tp, dp, search.stage_devices, split)};
         }
       }
     }
@@ -251,44 +294,21 @@ void search_corrected(const NestProblem& problem, const NestGraph& graph, Candid
 
 std::optional<double> baseline_time(const NestProblem& problem, const NestBaseline& baseline, CostModelKind model) {
   const NestGraph& graph = graph_of(problem, baseline.t);
-  const ChainTable chain(graph);
   const int stage_devices = problem.stage_devices(baseline.t);
+  // "too many devices used" (line 1929-1931) makes the artifact's baseline
+  // null; d above the micro-batches makes it stop altogether ("wrong
+  // data-parallel degree", line 1915-1916), here null too.
   if (static_cast<std::uint64_t>(baseline.p) * stage_devices * baseline.d >
-      static_cast<std::uint64_t>(problem.max_devices)) {
+          static_cast<std::uint64_t>(problem.max_devices) ||
+      baseline.d > max_data_parallel(problem)) {
     return std::nullopt;
   }
   if (model == CostModelKind::Corrected) {
+    const ChainTable chain(graph);
     return corrected_time(problem, chain, honest_baseline_stages(baseline, chain.size(), stage_devices), baseline.d);
   }
-  // The artifact's evaluator: stages reversed (the last block is costed as
-  // stage 1), only the chain edge between neighbouring blocks is priced, and
-  // memory is not checked (no reference baseline was rejected for memory).
-  auto blocks = artifact_baseline_stages(baseline, chain.size(), stage_devices);
-  std::reverse(blocks.begin(), blocks.end());
-  const CompatModel compat(problem);
-  const LevelMap& levels = compat.levels();
-  const int count = static_cast<int>(blocks.size());
-  const auto price = [&](int level, std::uint64_t bytes) {
-    const double data = static_cast<double>(bytes);
-    if (level == 0) return data / levels.clipped_bandwidth(0) + levels.latency(0);
-    return 2.0 * (data / levels.clipped_bandwidth(level) + levels.latency(level));
-  };
-  double worst = 0.0;
-  for (int index = 0; index < count; ++index) {
-    const auto& block = blocks[index];
-    const bool last = index == count - 1;
-    const bool recomputes = problem.recompute && !last;
-    const double bw = chain.bw_ms(block.first, block.end);
-    double load = chain.fw_ms(block.first, block.end) + bw + (recomputes ? bw : 0.0);
-    const auto devices_through = static_cast<std::uint64_t>(stage_devices) * static_cast<std::uint64_t>(index + 1);
-    if (index + 1 < count) load += price(levels.boundary_level(devices_through), chain.chain_edge_bytes(block.first));
-    if (!recomputes && index > 0) {
-      load += price(levels.boundary_level(devices_through - stage_devices), chain.chain_edge_bytes(block.end));
-    }
-    worst = std::max(worst, load);
-  }
-  const auto& first = blocks.front();
-  return compat.time_per_batch(worst, count, baseline.d, chain.parameter_bytes(first.first, first.end));
+  return compat_time(problem, graph, artifact_baseline_stages(baseline, graph.layers.size(), stage_devices),
+                     baseline.d, true, nullptr);
 }
 
 }  // namespace
@@ -310,14 +330,16 @@ NestAnswer solve(const NestProblem& problem, CostModelKind model) {
   return NestAnswer{model, best.plan, best.time, evaluate_baselines(problem, model)};
 }
 
-std::optional<double> evaluate_plan(const NestProblem& problem, const NestPlan& plan, CostModelKind model) {
+std::optional<double> evaluate_plan(const NestProblem& problem, const NestPlan& plan, CostModelKind model,
+                                    const NetworkSkeleton* skeleton) {
   const NestGraph& graph = graph_of(problem, plan.tp);
   const ChainTable chain(graph);
   check_plan_shape(plan, chain.size());
   if (devices_of(plan.stages) * static_cast<std::uint64_t>(plan.dp) > static_cast<std::uint64_t>(problem.max_devices)) {
     return std::nullopt;
   }
-  return model == CostModelKind::Compat ? compat_time(problem, chain, plan.stages, plan.dp)
+  if (plan.dp > max_data_parallel(problem)) return std::nullopt;
+  return model == CostModelKind::Compat ? compat_time(problem, graph, plan.stages, plan.dp, false, skeleton)
                                         : corrected_time(problem, chain, plan.stages, plan.dp);
 }
 

@@ -17,9 +17,13 @@ namespace nestfast::compat {
 NestAnswer solve(const NestProblem& problem, CostModelKind model);
 
 // Time per batch of `plan`; nullopt when it needs more devices than the
-// input has or a stage does not fit in memory. Throws std::invalid_argument
-// when the plan does not cover its graph with contiguous stages.
-std::optional<double> evaluate_plan(const NestProblem& problem, const NestPlan& plan, CostModelKind model);
+// input has, more replicas than micro-batches, or a stage does not fit in
+// memory. Throws std::invalid_argument when the plan does not cover its graph
+// with contiguous stages. `skeleton` (compat only): charge the transfers at
+// the levels of the artifact's own placement, as its finalTimePerBatch is
+// priced, instead of the layout's.
+std::optional<double> evaluate_plan(const NestProblem& problem, const NestPlan& plan, CostModelKind model,
+                                    const NetworkSkeleton* skeleton = nullptr);
 
 // The input's baselines; nullopt entries are infeasible.
 std::vector<BaselineResult> evaluate_baselines(const NestProblem& problem, CostModelKind model);

@@ -1,71 +1,94 @@
-// Compat-mode search + baselines on each of the 21 NEST reference fixtures
-// (inputs parsed once, outside the timing), and all 21 in one iteration:
-// the target is <= 1 s for all of them on one core.
-//   bench_nest_compat --benchmark_filter=All
+// Compat-mode search + baselines on the NEST artifact's cases (inputs parsed
+// once, outside the timing): each reference fixture on its own, every set in
+// one iteration, and the generated set by device count N, to set against the
+// artifact's own CPU times (shared/fixtures/nest-generated/cpu_times.txt).
+//   taskset -c 0 bench_nest_compat --benchmark_filter='All|ByN'
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "io/nest_json/nest_json.hpp"
 #include "solver/compat/nest_solver.hpp"
+#include "tests/support/nest_cases.hpp"
 
 namespace {
 
 using nestfast::compat::CostModelKind;
 using nestfast::compat::NestProblem;
 
-std::vector<std::pair<std::string, NestProblem>> load_fixtures() {
-  const std::filesystem::path folder = std::filesystem::path(NESTFAST_SHARED_DIR) / "fixtures" / "nest-reference";
-  std::vector<std::pair<std::string, NestProblem>> problems;
-  std::vector<std::filesystem::path> inputs;
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    if (entry.path().string().ends_with(".in.json")) inputs.push_back(entry.path());
-  }
-  std::sort(inputs.begin(), inputs.end());
-  for (const auto& input : inputs) {
-    std::string name = input.filename().string();
-    name.resize(name.size() - std::string(".in.json").size());
-    problems.emplace_back(name, nestfast::io::load_nest_input(input.string()));
-  }
-  return problems;
-}
+struct LoadedCase {
+  std::string name;
+  std::string input;
+  NestProblem problem;
+};
 
-const std::vector<std::pair<std::string, NestProblem>>& fixtures() {
-  static const auto problems = load_fixtures();
-  return problems;
+using LoadedSet = std::vector<LoadedCase>;
+
+const std::map<std::string, LoadedSet>& sets() {
+  static const auto loaded = [] {
+    std::map<std::string, LoadedSet> result;
+    for (const auto& set : nestfast::test::nest_case_sets()) {
+      for (const auto& item : nestfast::test::nest_cases(set)) {
+        result[set.name].push_back({item.name, item.input, nestfast::io::load_nest_input(item.input)});
+      }
+    }
+    return result;
+  }();
+  return loaded;
 }
 
 void solve_one(benchmark::State& state, const NestProblem* problem, CostModelKind model) {
   for (auto _ : state) benchmark::DoNotOptimize(nestfast::compat::solve(*problem, model));
 }
 
-void solve_all(benchmark::State& state, CostModelKind model) {
+void solve_all(benchmark::State& state, std::vector<const LoadedCase*> cases, CostModelKind model) {
   for (auto _ : state) {
-    for (const auto& [name, problem] : fixtures()) benchmark::DoNotOptimize(nestfast::compat::solve(problem, model));
+    for (const LoadedCase* item : cases) benchmark::DoNotOptimize(nestfast::compat::solve(item->problem, model));
   }
+  state.counters["cases"] = static_cast<double>(cases.size());
 }
 
-void parse_and_solve_all(benchmark::State& state) {
-  const std::filesystem::path folder = std::filesystem::path(NESTFAST_SHARED_DIR) / "fixtures" / "nest-reference";
+void parse_and_solve_all(benchmark::State& state, const LoadedSet* cases) {
   for (auto _ : state) {
-    for (const auto& [name, problem] : fixtures()) {
-      const auto parsed = nestfast::io::load_nest_input((folder / (name + ".in.json")).string());
+    for (const auto& item : *cases) {
+      const auto parsed = nestfast::io::load_nest_input(item.input);
       benchmark::DoNotOptimize(nestfast::compat::solve(parsed, CostModelKind::Compat));
     }
   }
 }
 
+std::vector<const LoadedCase*> all_of(const LoadedSet& cases) {
+  std::vector<const LoadedCase*> pointers;
+  for (const auto& item : cases) pointers.push_back(&item);
+  return pointers;
+}
+
 const bool registered = [] {
-  for (const auto& [name, problem] : fixtures()) {
-    benchmark::RegisterBenchmark(("Compat/" + name).c_str(), solve_one, &problem, CostModelKind::Compat)
+  for (const auto& [set, cases] : sets()) {
+    if (set == "reference") {
+      for (const auto& item : cases) {
+        benchmark::RegisterBenchmark(("Compat/" + item.name).c_str(), solve_one, &item.problem, CostModelKind::Compat)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+    benchmark::RegisterBenchmark(("AllCompat/" + set).c_str(), solve_all, all_of(cases), CostModelKind::Compat)
         ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("AllCompatWithParsing/" + set).c_str(), parse_and_solve_all, &cases)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("AllCorrected/" + set).c_str(), solve_all, all_of(cases), CostModelKind::Corrected)
+        ->Unit(benchmark::kMillisecond);
+    if (set == "generated") {
+      std::map<int, std::vector<const LoadedCase*>> by_devices;
+      for (const auto& item : cases) by_devices[item.problem.max_devices].push_back(&item);
+      for (const auto& [devices, group] : by_devices) {
+        benchmark::RegisterBenchmark(("CompatByN/generated/N" + std::to_string(devices)).c_str(), solve_all, group,
+                                     CostModelKind::Compat)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
   }
-  benchmark::RegisterBenchmark("AllCompat", solve_all, CostModelKind::Compat)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("AllCompatWithParsing", parse_and_solve_all)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("AllCorrected", solve_all, CostModelKind::Corrected)->Unit(benchmark::kMillisecond);
   return true;
 }();
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "fixtures.hpp"
 #include "io/nest_json/nest_json.hpp"
 #include "solver/compat/nest_solver.hpp"
+#include "tests/support/nest_cases.hpp"
 
 namespace nestfast {
 namespace {
@@ -22,7 +22,7 @@ class MalformedNestInput : public ::testing::Test {
   void SetUp() override {
     directory_ = std::filesystem::temp_directory_path() / ("nest_compat_malformed_" + std::to_string(::getpid()));
     std::filesystem::create_directories(directory_);
-    std::ifstream file(test::nest_input_path("tpuv4_bert_seq_N64"));
+    std::ifstream file((test::nest_case_set("reference").folder / "tpuv4_bert_seq_N64.in.json").string());
     base_ = nlohmann::json::parse(file);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
