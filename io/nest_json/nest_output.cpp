@@ -16,6 +16,37 @@ using nest_json::at;
 using nest_json::FieldReader;
 using nest_json::join;
 
+// The artifact's networkSkeleton: [[device, [chain positions]], ...] in its
+// listed order, devices below maxDevices, positions inside the graph.
+compat::NetworkSkeleton read_skeleton(const FieldReader& reader, const nlohmann::json& skeleton,
+                                      const compat::NestProblem& problem, const compat::NestGraph& graph) {
+  compat::NetworkSkeleton result;
+  reader.require_array(skeleton, "networkSkeleton");
+  for (std::size_t index = 0; index < skeleton.size(); ++index) {
+    const std::string path = at("networkSkeleton", index);
+    const auto& entry = skeleton[index];
+    if (!entry.is_array() || entry.size() != 2) reader.fail(path, "expected [device, [chain positions]]");
+    compat::SkeletonDevice device;
+    device.device = reader.integer(entry[0], at(path, 0), 0);
+    if (device.device >= problem.max_devices) {
+      reader.fail(at(path, 0),
+                  "device " + std::to_string(device.device) + " of maxDevices=" + std::to_string(problem.max_devices));
+    }
+    const std::string positions_path = at(path, 1);
+    reader.require_array(entry[1], positions_path);
+    for (std::size_t slot = 0; slot < entry[1].size(); ++slot) {
+      const std::int64_t position = reader.integer(entry[1][slot], at(positions_path, slot), 0);
+      if (static_cast<std::size_t>(position) >= graph.layers.size()) {
+        reader.fail(at(positions_path, slot), "chain position " + std::to_string(position) + " of " +
+                                                  std::to_string(graph.layers.size()) + " nodes");
+      }
+      device.positions.push_back(static_cast<std::size_t>(position));
+    }
+    result.push_back(std::move(device));
+  }
+  return result;
+}
+
 }  // namespace
 
 NestReference parse_nest_output(std::string_view text, const std::string& source,
@@ -65,32 +96,7 @@ NestReference parse_nest_output(std::string_view text, const std::string& source
     stage.end = stage.first + ids.size();
     reference.plan.stages.push_back(stage);
   }
-  if (root.contains("networkSkeleton")) {
-    const auto& skeleton = root["networkSkeleton"];
-    reader.require_array(skeleton, "networkSkeleton");
-    for (std::size_t index = 0; index < skeleton.size(); ++index) {
-      const std::string path = at("networkSkeleton", index);
-      const auto& entry = skeleton[index];
-      if (!entry.is_array() || entry.size() != 2) reader.fail(path, "expected [device, [chain positions]]");
-      compat::SkeletonDevice device;
-      device.device = reader.integer(entry[0], at(path, 0), 0);
-      if (device.device >= problem.max_devices) {
-        reader.fail(at(path, 0), "device " + std::to_string(device.device) + " of maxDevices=" +
-                                     std::to_string(problem.max_devices));
-      }
-      const std::string positions_path = at(path, 1);
-      reader.require_array(entry[1], positions_path);
-      for (std::size_t slot = 0; slot < entry[1].size(); ++slot) {
-        const std::int64_t position = reader.integer(entry[1][slot], at(positions_path, slot), 0);
-        if (static_cast<std::size_t>(position) >= graph->layers.size()) {
-          reader.fail(at(positions_path, slot), "chain position " + std::to_string(position) + " of " +
-                                                    std::to_string(graph->layers.size()) + " nodes");
-        }
-        device.positions.push_back(static_cast<std::size_t>(position));
-      }
-      reference.skeleton.push_back(std::move(device));
-    }
-  }
+  if (root.contains("networkSkeleton")) reference.skeleton = read_skeleton(reader, root["networkSkeleton"], problem, *graph);
   const auto& baselines = reader.member(root, "", "baselineResults");
   reader.require_object(baselines, "baselineResults");
   for (const auto& [name, value] : baselines.items()) {

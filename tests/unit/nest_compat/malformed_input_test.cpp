@@ -162,5 +162,33 @@ TEST_F(MalformedNestInput, MemoryTooSmallForAnyPlanIsAnError) {
   EXPECT_NE(message.find("maxMemoryPerDevice"), std::string::npos) << message;
 }
 
+// A reference answer's networkSkeleton is checked against the input.
+TEST_F(MalformedNestInput, BadNetworkSkeletonIsNamed) {
+  const auto folder = test::nest_case_set("reference").folder;
+  const auto problem = io::load_nest_input((folder / "tpuv4_bert_seq_N64.in.json").string());
+  std::ifstream file((folder / "tpuv4_bert_seq_N64.out.json").string());
+  const nlohmann::json answer = nlohmann::json::parse(file);
+  const auto message_of = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json copy = answer;
+    edit(copy);
+    try {
+      io::parse_nest_output(copy.dump(), "answer", problem);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NO_THROW(io::parse_nest_output(answer.dump(), "answer", problem));
+  EXPECT_NE(message_of([](nlohmann::json& json) { json["networkSkeleton"][0][0] = 64; })
+                .find("networkSkeleton[0][0]: device 64 of maxDevices=64"),
+            std::string::npos);
+  EXPECT_NE(message_of([](nlohmann::json& json) { json["networkSkeleton"][0][1][0] = 999; })
+                .find("networkSkeleton[0][1][0]: chain position 999"),
+            std::string::npos);
+  EXPECT_NE(message_of([](nlohmann::json& json) { json["networkSkeleton"][0] = 3; })
+                .find("networkSkeleton[0]: expected [device, [chain positions]]"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace nestfast
