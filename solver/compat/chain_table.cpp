@@ -21,7 +21,6 @@ ChainTable::ChainTable(const NestGraph& graph) : graph_(&graph) {
       bw_sum_[index(first, end)] = bw_sum_[index(first, end - 1)] + graph.layers[end - 1].bw_ms;
     }
   }
-  chain_edge_.assign(n + 1, 0);
   // incoming(first, end): edges with source < first <= dest < end, a prefix
   // over `end` for each `first`.
   incoming_.assign((n + 1) * (n + 1), EdgeSum{});
@@ -59,9 +58,6 @@ ChainTable::ChainTable(const NestGraph& graph) : graph_(&graph) {
       }
       outgoing_[index(first, end)] = running;
     }
-  }
-  for (const auto& edge : graph.edges) {
-    if (edge.dest == edge.source + 1) chain_edge_[edge.dest] += edge.bytes;
   }
 }
 

@@ -3,9 +3,9 @@
 // [first, end) is O(1): compute latencies (summed layer by layer from
 // `first`, so stages of identical layers cost bit-identically), parameter and
 // activation bytes, and the bytes and counts of the edges entering and leaving
-// the stage. Both cost models
-// (compat and corrected) and every evaluator read stages through this table,
-// so a plan costs bit-identically in the search and in the evaluator.
+// the stage. The corrected model's search and evaluator both read stages
+// through this table, so a plan costs bit-identically in both (compat mode
+// reads the artifact's own per-stage passes from ArtifactStageTimes).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,8 +38,6 @@ class ChainTable {
   EdgeSum incoming(std::size_t first, std::size_t end) const;
   // Edges from [first, end) to `end` or later.
   EdgeSum outgoing(std::size_t first, std::size_t end) const;
-  // The chain edge position-1 -> position (0 when absent or position == 0).
-  std::uint64_t chain_edge_bytes(std::size_t position) const { return chain_edge_[position]; }
 
  private:
   std::size_t index(std::size_t first, std::size_t end) const { return first * (size() + 1) + end; }
@@ -51,7 +49,6 @@ class ChainTable {
   std::vector<std::uint64_t> activation_prefix_;
   std::vector<EdgeSum> incoming_;  // (size+1)^2, by index(first, end)
   std::vector<EdgeSum> outgoing_;
-  std::vector<std::uint64_t> chain_edge_;
 };
 
 }  // namespace nestfast::compat

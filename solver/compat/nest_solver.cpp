@@ -1,3 +1,5 @@
+// "line N" in this file: nest/Solver/device_placement/device_placement.cpp of
+// github.com/scai-tech/Nest at commit 3e163ad (the NEST artifact).
 #include "solver/compat/nest_solver.hpp"
 
 #include <algorithm>
