@@ -100,12 +100,8 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.seq_len = options.seq;
   execution.zero_stage = options.zero;
   execution.vpp = options.vpp;
-  if (options.optimizer == "adam") execution.optimizer = Optimizer::Adam;
-  else if (options.optimizer == "sgd") execution.optimizer = Optimizer::Sgd;
-  else throw std::invalid_argument("--optimizer: '" + options.optimizer + "' is not one of adam, sgd");
-  if (options.a2a == "fast") execution.a2a = AllToAllAlgorithm::Fast;
-  else if (options.a2a == "fanout") execution.a2a = AllToAllAlgorithm::Fanout;
-  else throw std::invalid_argument("--a2a: '" + options.a2a + "' is not one of fast, fanout");
+  execution.optimizer = parse_optimizer(options.optimizer, "--optimizer");
+  execution.a2a = parse_all_to_all(options.a2a, "--a2a");
   execution.expert_imbalance = options.moe_imbalance;
   execution.flash_attention = options.flash_attention;
   execution.placement = search::parse_placement(options.placement, "--placement");
@@ -167,10 +163,6 @@ std::optional<AllToAllComparison> other_all_to_all(const ModelSpec& model, const
   Execution other = execution;
   other.a2a = execution.a2a == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
   return AllToAllComparison{other.a2a, evaluate_plan(model, cluster, other)};
-}
-
-const char* to_string(AllToAllAlgorithm algorithm) {
-  return algorithm == AllToAllAlgorithm::Fast ? "fast" : "fanout";
 }
 
 nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,

@@ -65,12 +65,8 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   problem.global_batch = flags.gbs;
   if (flags.seq < 0) throw std::invalid_argument("--seq: must be positive");
   problem.seq_len = flags.seq;
-  if (flags.optimizer == "adam") problem.optimizer = Optimizer::Adam;
-  else if (flags.optimizer == "sgd") problem.optimizer = Optimizer::Sgd;
-  else throw std::invalid_argument("--optimizer: '" + flags.optimizer + "' is not adam or sgd");
-  if (flags.a2a == "fast") problem.a2a = AllToAllAlgorithm::Fast;
-  else if (flags.a2a == "fanout") problem.a2a = AllToAllAlgorithm::Fanout;
-  else throw std::invalid_argument("--a2a: '" + flags.a2a + "' is not fast or fanout");
+  problem.optimizer = parse_optimizer(flags.optimizer, "--optimizer");
+  problem.a2a = parse_all_to_all(flags.a2a, "--a2a");
   return problem;
 }
 

@@ -89,15 +89,7 @@ std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, Exe
   }
   if (moe_layer < 0) return std::nullopt;
   const ExecutionLayout layout = compute_layout(point.problem.cluster, plan);
-  Sharding sharding;
-  sharding.tp = plan.tp;
-  sharding.cp = plan.cp;
-  sharding.ep = plan.ep;
-  sharding.sp = plan.sp;
-  sharding.micro_batch = plan.micro_batch;
-  sharding.seq_len = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
-  sharding.expert_imbalance = plan.expert_imbalance;
-  const LayerWork work = layer_work(model, moe_layer, sharding);
+  const LayerWork work = layer_work(model, moe_layer, layer_sharding(layer_table_config(model, plan, layout)));
   comm::ValidationRequest request;
   request.ep = plan.ep;
   request.experts = model.moe.num_experts;

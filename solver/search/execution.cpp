@@ -37,4 +37,18 @@ ParallelDim parse_parallel_dim(const std::string& text, const std::string& what)
   throw std::invalid_argument(what + ": '" + text + "' is not one of tp, cp, ep, pp, dp");
 }
 
+const char* to_string(AllToAllAlgorithm algorithm) { return algorithm == AllToAllAlgorithm::Fast ? "fast" : "fanout"; }
+
+Optimizer parse_optimizer(const std::string& text, const std::string& what) {
+  if (text == "adam") return Optimizer::Adam;
+  if (text == "sgd") return Optimizer::Sgd;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of adam, sgd");
+}
+
+AllToAllAlgorithm parse_all_to_all(const std::string& text, const std::string& what) {
+  if (text == "fast") return AllToAllAlgorithm::Fast;
+  if (text == "fanout") return AllToAllAlgorithm::Fanout;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of fast, fanout");
+}
+
 }  // namespace nestfast

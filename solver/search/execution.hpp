@@ -111,8 +111,12 @@ struct Execution {
 
 const char* to_string(Recompute mode);
 const char* to_string(ParallelDim dim);
-// Parse "none|selective|full" and "tp|cp|ep|pp|dp"; throw std::invalid_argument naming `what`.
+const char* to_string(AllToAllAlgorithm algorithm);
+// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd" and "fast|fanout";
+// throw std::invalid_argument naming `what`.
 Recompute parse_recompute(const std::string& text, const std::string& what);
 ParallelDim parse_parallel_dim(const std::string& text, const std::string& what);
+Optimizer parse_optimizer(const std::string& text, const std::string& what);
+AllToAllAlgorithm parse_all_to_all(const std::string& text, const std::string& what);
 
 }  // namespace nestfast

@@ -24,6 +24,19 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   return config;
 }
 
+Sharding layer_sharding(const LayerTableConfig& config) {
+  Sharding sharding;
+  sharding.tp = config.tp;
+  sharding.cp = config.cp;
+  sharding.ep = config.ep;
+  sharding.sp = config.sp;
+  sharding.micro_batch = config.micro_batch;
+  sharding.seq_len = config.seq_len;
+  sharding.expert_imbalance = config.expert_imbalance;
+  sharding.flash_attention = config.flash_attention;
+  return sharding;
+}
+
 LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
                        std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params)
     : layers_(static_cast<int>(output_bytes.size())),
@@ -82,15 +95,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
   std::vector<double> output_bytes(layers, 0.0);
   std::vector<double> working_bytes(layers, 0.0);
 
-  Sharding sharding;
-  sharding.tp = config.tp;
-  sharding.cp = config.cp;
-  sharding.ep = config.ep;
-  sharding.sp = config.sp;
-  sharding.micro_batch = config.micro_batch;
-  sharding.seq_len = config.seq_len;
-  sharding.expert_imbalance = config.expert_imbalance;
-  sharding.flash_attention = config.flash_attention;
+  const Sharding sharding = layer_sharding(config);
 
   const GpuSpec& gpu = cluster.gpu;
   // One TP "all-reduce unit": an all-reduce, or with sp an all-gather plus a reduce-scatter.

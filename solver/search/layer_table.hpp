@@ -14,6 +14,7 @@
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/cluster/collectives.hpp"
 #include "solver/cluster/host_device.hpp"
+#include "solver/model/layer_work.hpp"
 #include "solver/model/model_spec.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -38,6 +39,10 @@ struct LayerTableConfig {
 
 LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,
                                     const ExecutionLayout& layout);
+
+// How the config shards one layer (what layer_work prices): the table's rows
+// and anything else that needs one layer's work under the plan.
+Sharding layer_sharding(const LayerTableConfig& config);
 
 // Summable per-layer quantities.
 enum class LayerColumn : int {
