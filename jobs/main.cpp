@@ -3,11 +3,14 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <string>
 
+#include "comm/exec/agreed_error.hpp"
 #include "comm/exec/communicator.hpp"
+#include "io/catalog/catalog_writer.hpp"
 #include "jobs/cli_context.hpp"
 #include "nestfast_version.hpp"
 
@@ -15,6 +18,22 @@ namespace {
 
 int world_rank() { return nestfast::comm::rank_of(MPI_COMM_WORLD); }
 int world_size() { return nestfast::comm::size_of(MPI_COMM_WORLD); }
+
+// Every way out after MPI_Init. When a parallel HDF5 file could not be
+// closed (a full disk; every rank knows it), HDF5 would hang or crash
+// terminating at MPI_Finalize: the ranks leave without it, together (the
+// barrier), so mpiexec does not kill rank 0 before its message is out; it
+// passes the exit code on either way.
+int leave(int code) {
+  if (nestfast::io::hdf5_file_left_unclosed()) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::_Exit(code);
+  }
+  MPI_Finalize();
+  return code;
+}
 
 // An error that escaped a subcommand: one line, naming the rank when there
 // are several; a multi-rank job is aborted so no rank hangs in a collective.
@@ -26,8 +45,7 @@ int report_and_exit(const char* kind, const char* message, int code) {
   } else {
     std::fprintf(stderr, "nestfast: %s: %s\n", kind, message);
   }
-  MPI_Finalize();
-  return code;
+  return leave(code);
 }
 
 }  // namespace
@@ -67,13 +85,18 @@ int main(int argc, char** argv) {
         app.exit(error);
       }
     }
-    MPI_Finalize();
-    return usage_error ? kExitBadInput : 0;
+    return leave(usage_error ? kExitBadInput : 0);
+  } catch (const nestfast::comm::AgreedError& error) {
+    // Every rank throws it alike: one line from rank 0, and all leave together.
+    if (world_rank() == 0) {
+      std::fprintf(stderr, "nestfast: error: %s\n", error.what());
+      std::fflush(stderr);
+    }
+    return leave(error.exit_code());
   } catch (const std::invalid_argument& error) {
     return report_and_exit("error", error.what(), kExitBadInput);
   } catch (const std::exception& error) {
     return report_and_exit("error", error.what(), kExitRuntimeError);
   }
-  MPI_Finalize();
-  return context.exit_code;
+  return leave(context.exit_code);
 }

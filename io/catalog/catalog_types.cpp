@@ -130,4 +130,10 @@ std::string created_utc_now() {
   return text;
 }
 
+H5Handle catalog_creation_properties() {
+  H5Handle creation = h5_plist(H5Pcreate(H5P_FILE_CREATE), "creating file creation properties");
+  h5_check(H5Pset_attr_phase_change(creation, 0, 0), "choosing dense attribute storage");
+  return creation;
+}
+
 }  // namespace nestfast::io

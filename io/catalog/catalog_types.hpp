@@ -19,6 +19,13 @@ H5Handle validation_row_type();
 // Collective when the file is open for parallel access.
 H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows);
 
+// The creation properties of a catalog file (a direct run's and a merge's):
+// attributes in dense storage, so the root attribute `job` holds a job text
+// of any length (compact attributes stop at 64 KiB). Dense storage needs the
+// file format of HDF5 1.8 or later (kCatalogOldestFormat).
+H5Handle catalog_creation_properties();
+inline constexpr H5F_libver_t kCatalogOldestFormat = H5F_LIBVER_V18;
+
 // The group name of a model or cluster under /models or /clusters: HDF5 link
 // names may not contain '/' or be ".", so preset paths become names.
 std::string preset_link_name(const std::string& name);

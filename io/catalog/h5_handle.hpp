@@ -1,6 +1,7 @@
 #pragma once
 // Owning handles for HDF5 identifiers, and one check that turns a failed
-// HDF5 call into an exception naming what was being done.
+// HDF5 call into an exception naming what was being done (and the system's
+// reason, such as "No space left on device", when HDF5 reports one).
 #include <hdf5.h>
 
 #include <cstdio>
@@ -36,18 +37,36 @@ class H5Handle {
     if (id_ >= 0 && closer_ != nullptr) closer_(id_);
     id_ = -1;
   }
+  // Closes now and returns the closer's result (negative: failed); 0 when empty.
+  herr_t close() {
+    const herr_t result = id_ >= 0 && closer_ != nullptr ? closer_(id_) : 0;
+    id_ = -1;
+    return result;
+  }
+  // Forgets the identifier without closing it (a collective close that the
+  // other ranks will not join must not be started).
+  void abandon() { id_ = -1; }
 
  private:
   hid_t id_ = -1;
   Closer closer_ = nullptr;
 };
 
-// Throws std::runtime_error("HDF5: <what> failed") when an HDF5 call reports
-// failure; with NESTFAST_HDF5_DEBUG set, HDF5's own error stack is printed first.
+// The operating system's reason in HDF5's current error stack (the MPI-IO or
+// POSIX driver quotes strerror: "No space left on device", "Input/output
+// error", ...), or "" when the failure is HDF5's own.
+std::string h5_system_reason();
+// The same reason in one message text (MPI_Error_string's, for instance).
+std::string system_reason_in(const char* text);
+
+// Throws std::runtime_error("HDF5: <what> failed[: <system reason>]") when an
+// HDF5 call reports failure; with NESTFAST_HDF5_DEBUG set, HDF5's own error
+// stack is printed first.
 inline hid_t h5_check(hid_t result, const std::string& what) {
   if (result < 0) {
     if (std::getenv("NESTFAST_HDF5_DEBUG") != nullptr) H5Eprint2(H5E_DEFAULT, stderr);
-    throw std::runtime_error("HDF5: " + what + " failed");
+    const std::string reason = h5_system_reason();
+    throw std::runtime_error("HDF5: " + what + " failed" + (reason.empty() ? "" : ": " + reason));
   }
   return result;
 }

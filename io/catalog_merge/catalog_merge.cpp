@@ -204,7 +204,10 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
   summary.validation_rows = validation_rows.size();
 
   const std::string partial = out + ".partial";
-  const hid_t created = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const H5Handle creation = catalog_creation_properties();
+  const H5Handle access = h5_plist(H5Pcreate(H5P_FILE_ACCESS), "creating file access properties");
+  h5_check(H5Pset_libver_bounds(access, kCatalogOldestFormat, H5F_LIBVER_LATEST), "choosing the file format");
+  const hid_t created = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, creation, access);
   if (created < 0) throw std::invalid_argument(partial + ": cannot be created (missing directory or no write permission)");
   try {
     const H5Handle file(created, H5Fclose);

@@ -8,18 +8,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "comm/exec/agreed_error.hpp"
 #include "jobs/cli_context.hpp"
 
 namespace nestfast::jobs {
 
-class JobError : public std::runtime_error {
- public:
-  JobError(int exit_code, const std::string& message) : std::runtime_error(message), exit_code_(exit_code) {}
-  int exit_code() const { return exit_code_; }
-
- private:
-  int exit_code_;
-};
+// Thrown on every rank alike (comm/exec/agreed_error.hpp).
+using JobError = comm::AgreedError;
 
 // Collective. Each rank passes its local outcome (exit_code 0 = fine). If any
 // rank failed, every rank throws the JobError of the lowest failing rank.

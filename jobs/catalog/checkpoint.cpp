@@ -23,8 +23,8 @@ double checkpoint_interval_s() {
 
 }  // namespace
 
-CheckpointRecorder::CheckpointRecorder(io::CatalogWriter& writer)
-    : writer_(writer), interval_s_(checkpoint_interval_s()), last_write_(Clock::now()) {}
+CheckpointRecorder::CheckpointRecorder(io::CheckpointFile& checkpoint)
+    : checkpoint_(checkpoint), interval_s_(checkpoint_interval_s()), last_write_(Clock::now()) {}
 
 void CheckpointRecorder::add(std::uint64_t first, std::uint64_t count, std::uint64_t value_offset,
                              std::vector<double> values) {
@@ -36,20 +36,20 @@ void CheckpointRecorder::write_if_due() {
 }
 
 void CheckpointRecorder::write() {
-  for (const Run& run : runs_) writer_.record_finished(run.first, run.count, run.value_offset, run.values);
+  for (const Run& run : runs_) checkpoint_.record_finished(run.first, run.count, run.value_offset, run.values);
   runs_.clear();
   last_write_ = Clock::now();
 }
 
-std::vector<DecodedInstance> read_instances(const io::CatalogWriter& writer, const WorkLayout& layout, std::size_t point) {
+std::vector<DecodedInstance> read_instances(const io::CheckpointFile& checkpoint, const WorkLayout& layout, std::size_t point) {
   const std::uint64_t first = layout.first_instance_item(point);
   const std::uint64_t end = layout.end_instance_item(point);
-  const std::vector<std::uint8_t> done = writer.read_done(first, end - first);
+  const std::vector<std::uint8_t> done = checkpoint.read_done(first, end - first);
   if (std::find(done.begin(), done.end(), 0) != done.end()) {
     throw std::runtime_error("point " + std::to_string(point) + " has unfinished work items after the sweep");
   }
   const std::uint64_t base = layout.value_offset(first);
-  const std::vector<double> values = writer.read_values(base, layout.value_offset(end) - base);
+  const std::vector<double> values = checkpoint.read_values(base, layout.value_offset(end) - base);
   std::vector<DecodedInstance> instances;
   instances.reserve(end - first);
   for (std::uint64_t item = first; item < end; ++item) {
@@ -59,11 +59,11 @@ std::vector<DecodedInstance> read_instances(const io::CatalogWriter& writer, con
   return instances;
 }
 
-std::vector<search::BaselineResult> read_baselines(const io::CatalogWriter& writer, const WorkLayout& layout,
+std::vector<search::BaselineResult> read_baselines(const io::CheckpointFile& checkpoint, const WorkLayout& layout,
                                                    std::size_t point, const std::vector<std::string>& names) {
   const std::uint64_t item = layout.baseline_item(point);
-  if (writer.read_done(item, 1).front() == 0) throw std::runtime_error("a baseline item is unfinished after the sweep");
-  return decode_baselines(writer.read_values(layout.value_offset(item), layout.value_count(item)), names);
+  if (checkpoint.read_done(item, 1).front() == 0) throw std::runtime_error("a baseline item is unfinished after the sweep");
+  return decode_baselines(checkpoint.read_values(layout.value_offset(item), layout.value_count(item)), names);
 }
 
 }  // namespace nestfast::jobs

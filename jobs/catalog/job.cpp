@@ -9,6 +9,7 @@
 #include "io/archive/archive.hpp"
 #include "io/archive/job_serialization.hpp"
 #include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/checkpoint_file.hpp"
 #include "io/job/job_file.hpp"
 #include "jobs/catalog/agreement.hpp"
 #include "jobs/catalog/assemble.hpp"
@@ -77,20 +78,13 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   DpDevice dp_device;
   agree(comm, [&] { dp_device = choose_dp_device(request.gpu); });
 
-  // 2. The partial catalog, created or reopened collectively.
-  const std::string partial = start.out + ".partial";
+  // 2. The checkpoint, created or reopened collectively.
+  const std::string checkpoint_file = checkpoint_path(start.out);
   const io::CheckpointShape shape{layout.items(), layout.values()};
-  std::optional<io::CatalogWriter> writer;
+  std::optional<io::CheckpointFile> checkpoint;
   agree(comm, [&] {
-    if (start.resume) {
-      writer.emplace(io::CatalogWriter::reopen(comm, partial, shape));
-    } else {
-      io::CatalogIdentity identity{job.name, job.text, job_fingerprint_of(bundle), work->sweep_points,
-                                   bundle.slice_count > 1 ? std::to_string(bundle.slice_index) + "/" +
-                                                                std::to_string(bundle.slice_count)
-                                                          : std::string()};
-      writer.emplace(io::CatalogWriter::create(comm, partial, identity, shape));
-    }
+    checkpoint.emplace(start.resume ? io::CheckpointFile::reopen(comm, checkpoint_file, shape)
+                                    : io::CheckpointFile::create(comm, checkpoint_file, job_fingerprint_of(bundle), shape));
   });
 
   // 3. The sweep: DP instances, then the baselines (they need each point's DP statistics).
@@ -104,11 +98,11 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
                                                : "catalog",
                         layout.items(), already, root && request.progress);
   if (root && start.resume) {
-    std::fprintf(stderr, "catalog: resuming %s: %llu of %llu work items already finished\n", partial.c_str(),
+    std::fprintf(stderr, "catalog: resuming %s: %llu of %llu work items already finished\n", checkpoint_file.c_str(),
                  static_cast<unsigned long long>(already), static_cast<unsigned long long>(layout.items()));
   }
-  SweepContext context{comm,     *work,    layout, start.done, *writer, queue, progress, threads_per_rank(comm),
-                       dp_device};
+  SweepContext context{comm,        *work, layout,   start.done,           *checkpoint,
+                       queue,       progress, threads_per_rank(comm), dp_device};
   run_instance_phase(context);
   run_baseline_phase(context);
   if (root) progress.finish(queue.read(WorkQueue::kFinished));
@@ -124,10 +118,10 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   agree(comm, [&] {
     for (std::size_t point = own_first; point < own_end; ++point) {
       const std::vector<search::BaselineResult> baselines =
-          layout.has_baselines() ? read_baselines(*writer, layout, point, job.search.baselines)
+          layout.has_baselines() ? read_baselines(*checkpoint, layout, point, job.search.baselines)
                                  : std::vector<search::BaselineResult>{};
       AssembledPoint assembled =
-          assemble_point(work->points[point], read_instances(*writer, layout, point), baselines, job.search.top_k);
+          assemble_point(work->points[point], read_instances(*checkpoint, layout, point), baselines, job.search.top_k);
       const io::PlanRow& best = assembled.plans.front().row;
       const bool wanted = job.validate.all_plans || (best.feasible != 0 && best.ep > 1);
       if (best.feasible != 0 && wanted) {
@@ -139,8 +133,16 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
       for (auto& plan : assembled.plans) mine.push_back(std::move(plan));
     }
   });
+  // 5. The catalog, written from scratch (a leftover OUT.partial of an
+  // interrupted final phase is replaced).
+  std::optional<io::CatalogWriter> writer;
   std::uint64_t first_row = 0;
   agree(comm, [&] {
+    const io::CatalogIdentity identity{job.name, job.text, work->sweep_points,
+                                       bundle.slice_count > 1 ? std::to_string(bundle.slice_index) + "/" +
+                                                                    std::to_string(bundle.slice_count)
+                                                              : std::string()};
+    writer.emplace(io::CatalogWriter::create(comm, start.out + ".partial", identity));
     first_row = writer->write_plans(mine);
     std::vector<ModelSpec> models;
     for (const auto& entry : bundle.models) models.push_back(entry.second);
@@ -151,7 +153,7 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
   });
   for (auto& validation : requests) validation.plan_row += first_row;
 
-  // 5. Validation of the chosen plans on this job's own ranks (run only).
+  // 6. Validation of the chosen plans on this job's own ranks (run only).
   CatalogReport report;
   if (request.validate && job.validate.enabled) {
     std::vector<comm::ValidationRequest> all_requests;
@@ -165,8 +167,11 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
     writer->write_validation(report.validation);
     writer->complete(start.out);
   });
+  // 7. The catalog is in place: its checkpoint and lock go.
+  agree(comm, [&] { checkpoint->remove(); });
+  if (root) start.lock.release_and_remove();
 
-  // 6. Rank 0 collects the rows for the summary table.
+  // 8. Rank 0 collects the rows for the summary table.
   for (auto& part : io::gather_archives(comm, 0, mine)) {
     report.plans.insert(report.plans.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }

@@ -5,12 +5,14 @@
 //   1. start.hpp        rank 0 reads and checks the job, decides fresh or resume;
 //                       work_points.hpp / work_items.hpp turn it into work items;
 //                       everything is broadcast (io/archive)
-//   2. the partial catalog OUT.partial (io::CatalogWriter), created or reopened
+//   2. the checkpoint OUT.checkpoint (io::CheckpointFile), created or reopened
 //   3. sweep.hpp        ranks and GPUs claim items from work_queue.hpp and
-//                       compute them; checkpoint.hpp records them in /checkpoint
-//   4. assemble.hpp     reduce: a point's items -> its catalog rows, written collectively
-//   5. validation.hpp   (run only) the chosen plans' all-to-alls on the job's ranks
-//   6. rename OUT.partial -> OUT; rank 0 gets the report
+//                       compute them; checkpoint.hpp records them in the checkpoint
+//   4. assemble.hpp     reduce: a point's items -> its catalog rows
+//   5. the catalog OUT.partial (io::CatalogWriter), written collectively
+//   6. validation.hpp   (run only) the chosen plans' all-to-alls on the job's ranks
+//   7. OUT.partial committed as OUT (synced, renamed), then the checkpoint and
+//      the output lock removed; rank 0 gets the report
 // Collective over `comm`; every failure is a JobError thrown on all ranks
 // alike (agreement.hpp), progress.hpp prints the progress line.
 #include <mpi.h>

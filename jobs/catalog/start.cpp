@@ -7,7 +7,7 @@
 
 #include "comm/plan/seeded_hash.hpp"
 #include "io/catalog/catalog_rows.hpp"
-#include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/checkpoint_file.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -60,10 +60,11 @@ Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const
               : request.slice_count > 1 ? part_file_name(job.out, request.slice_index, request.slice_count)
                                         : job.out;
   check_output(start.out, request.force);
-  const std::string partial = start.out + ".partial";
+  start.lock = io::OutputLock::acquire(start.out);
+  const std::string checkpoint = checkpoint_path(start.out);
   std::error_code error;
-  if (fs::exists(partial, error) && !request.force) {
-    start.done = io::read_partial_checkpoint(partial, job_fingerprint_of(bundle), {layout.items(), layout.values()});
+  if (fs::exists(checkpoint, error) && !request.force) {
+    start.done = io::read_checkpoint(checkpoint, job_fingerprint_of(bundle), {layout.items(), layout.values()});
     start.resume = true;
   } else {
     start.done.assign(layout.items(), 0);

@@ -104,7 +104,10 @@ ChunkCompute instances_in_batches(const SweepContext& context) {
 
 // Claims chunks of a phase's items until none are left, computes the
 // unfinished ones with `compute` and records them. `prepare` runs first on
-// the calling thread (the only one that may touch HDF5).
+// the calling thread (the only one that may touch HDF5). A failure on this
+// rank (computing, reading or recording) stops its claims and tells the
+// other ranks through the queue, so they stop early too; then all ranks
+// agree on it, so every rank leaves the phase the same way.
 void run_phase(SweepContext& context, const Phase& phase,
                const std::function<void(const std::vector<std::uint64_t>&)>& prepare, const ChunkCompute& compute) {
   const std::uint64_t ranks = static_cast<std::uint64_t>(size_of(context.comm));
@@ -112,46 +115,52 @@ void run_phase(SweepContext& context, const Phase& phase,
   const std::uint64_t chunk =
       phase.claim_size > 0 ? phase.claim_size
                            : threads * std::clamp<std::uint64_t>(phase.items / (ranks * threads * 64), 1, 64);
-  CheckpointRecorder recorder(context.writer);
+  CheckpointRecorder recorder(context.checkpoint);
   const bool root = rank_of(context.comm) == 0;
   std::string failure;
-  while (failure.empty()) {
-    const std::uint64_t start = context.queue.fetch_add(phase.counter, chunk);
-    if (start >= phase.items) break;
-    const std::uint64_t end = std::min(start + chunk, phase.items);
-    std::vector<std::uint64_t> todo;
-    for (std::uint64_t i = start; i < end; ++i) {
-      const std::uint64_t item = phase.first_item + (phase.claim_order.empty() ? i : phase.claim_order[i]);
-      if (context.done_at_start[item] == 0) todo.push_back(item);
-    }
-    std::sort(todo.begin(), todo.end());
-    if (!todo.empty()) {
-      prepare(todo);
-      const std::uint64_t base = context.layout.value_offset(todo.front());
-      std::vector<double> values(context.layout.value_offset(todo.back() + 1) - base, 0.0);
-      compute(todo, base, values, failure);
-      if (!failure.empty()) break;
-      // Record runs of consecutive items (items finished earlier split them).
-      std::size_t run_start = 0;
-      for (std::size_t t = 1; t <= todo.size(); ++t) {
-        if (t == todo.size() || todo[t] != todo[t - 1] + 1) {
-          const std::uint64_t first = todo[run_start];
-          const std::uint64_t offset = context.layout.value_offset(first);
-          const std::uint64_t stop = context.layout.value_offset(todo[t - 1] + 1);
-          recorder.add(first, t - run_start, offset,
-                       std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(offset - base),
-                                           values.begin() + static_cast<std::ptrdiff_t>(stop - base)));
-          run_start = t;
-        }
+  try {
+    while (failure.empty() && context.queue.read(WorkQueue::kFailed) == 0) {
+      const std::uint64_t start = context.queue.fetch_add(phase.counter, chunk);
+      if (start >= phase.items) break;
+      const std::uint64_t end = std::min(start + chunk, phase.items);
+      std::vector<std::uint64_t> todo;
+      for (std::uint64_t i = start; i < end; ++i) {
+        const std::uint64_t item = phase.first_item + (phase.claim_order.empty() ? i : phase.claim_order[i]);
+        if (context.done_at_start[item] == 0) todo.push_back(item);
       }
-      recorder.write_if_due();
-      context.queue.fetch_add(WorkQueue::kFinished, todo.size());
+      std::sort(todo.begin(), todo.end());
+      if (!todo.empty()) {
+        prepare(todo);
+        const std::uint64_t base = context.layout.value_offset(todo.front());
+        std::vector<double> values(context.layout.value_offset(todo.back() + 1) - base, 0.0);
+        compute(todo, base, values, failure);
+        if (!failure.empty()) break;
+        // Record runs of consecutive items (items finished earlier split them).
+        std::size_t run_start = 0;
+        for (std::size_t t = 1; t <= todo.size(); ++t) {
+          if (t == todo.size() || todo[t] != todo[t - 1] + 1) {
+            const std::uint64_t first = todo[run_start];
+            const std::uint64_t offset = context.layout.value_offset(first);
+            const std::uint64_t stop = context.layout.value_offset(todo[t - 1] + 1);
+            recorder.add(first, t - run_start, offset,
+                         std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(offset - base),
+                                             values.begin() + static_cast<std::ptrdiff_t>(stop - base)));
+            run_start = t;
+          }
+        }
+        recorder.write_if_due();
+        context.queue.fetch_add(WorkQueue::kFinished, todo.size());
+      }
+      if (root) context.progress.update(context.queue.read(WorkQueue::kFinished));
     }
-    if (root) context.progress.update(context.queue.read(WorkQueue::kFinished));
+    if (failure.empty()) recorder.write();
+  } catch (const std::exception& error) {
+    failure = error.what();
   }
-  if (failure.empty()) recorder.write();
+  if (!failure.empty()) context.queue.fetch_add(WorkQueue::kFailed, 1);
   agree_on_failure(context.comm, failure.empty() ? 0 : kExitRuntimeError, failure);
-  context.writer.flush();
+  // Stopped early because another rank failed: that rank's error is the one agreed on above.
+  agree(context.comm, [&] { context.checkpoint.flush(); });
 }
 
 search::SearchStats summed_stats(const std::vector<DecodedInstance>& instances) {
@@ -221,7 +230,7 @@ void run_baseline_phase(SweepContext& context) {
         dp_stats.clear();
         for (std::uint64_t item : items) {
           const std::size_t point = layout.point_of(item);
-          dp_stats[point] = summed_stats(read_instances(context.writer, layout, point));
+          dp_stats[point] = summed_stats(read_instances(context.checkpoint, layout, point));
         }
       },
       item_by_item(context, [&](std::uint64_t item, std::span<double> values) {

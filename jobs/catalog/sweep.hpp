@@ -3,7 +3,7 @@
 // GPUs. Every rank claims chunks of items from the shared queue the moment it
 // is free (rank 0 computes too), skips those finished before a resume,
 // computes the rest on its OpenMP threads (DP instances one by one, or as
-// GPU batches when the rank has a device) and records them in /checkpoint.
+// GPU batches when the rank has a device) and records them in the checkpoint.
 // The DP instances run first, then one baseline item per point (the
 // baselines need the point's DP statistics). Collective over the context's
 // communicator; a failure on any rank ends the phase on every rank.
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/checkpoint_file.hpp"
 #include "jobs/catalog/progress.hpp"
 #include "jobs/catalog/work_items.hpp"
 #include "jobs/catalog/work_points.hpp"
@@ -26,7 +26,7 @@ struct SweepContext {
   const JobWork& work;
   const WorkLayout& layout;
   const std::vector<std::uint8_t>& done_at_start;  // per item: finished by an earlier run
-  io::CatalogWriter& writer;
+  io::CheckpointFile& checkpoint;
   WorkQueue& queue;
   ProgressLine& progress;
   int threads;

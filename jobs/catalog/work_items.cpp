@@ -1,14 +1,48 @@
 #include "jobs/catalog/work_items.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+
+#include "comm/plan/seeded_hash.hpp"
 
 namespace nestfast::jobs {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// An item's last value is a checksum of the others (52 bits, exact in a
+// double): a checkpoint damaged or edited since is refused on resume,
+// never decoded into a different plan.
+double checksum_of(std::span<const double> values) {
+  comm::Fnv1a64 hash;
+  for (const double value : values) hash.add_word(std::bit_cast<std::uint64_t>(value));
+  return static_cast<double>(hash.value() >> 12);
+}
+
+void seal(std::span<double> values) { values.back() = checksum_of(values.first(values.size() - 1)); }
+
+[[noreturn]] void damaged(const std::string& what) {
+  throw std::runtime_error("the checkpoint is damaged (" + what + "); rerun with --force to start over");
+}
+
+std::span<const double> unsealed(std::span<const double> values) {
+  if (values.empty() || values.back() != checksum_of(values.first(values.size() - 1))) {
+    damaged("an item's checksum does not match its values");
+  }
+  return values.first(values.size() - 1);
+}
+
+// A stored integer: finite, integral and in [min, max].
+long long stored_integer(double value, long long min, long long max, const char* what) {
+  if (!(value >= static_cast<double>(min) && value <= static_cast<double>(max)) || value != std::floor(value)) {
+    damaged(std::string(what) + " out of range");
+  }
+  return static_cast<long long>(value);
+}
 
 double encode_stage(const StagePlan& stage) {
   return static_cast<double>(stage.last_layer) * 4.0 + static_cast<double>(static_cast<int>(stage.recompute));
@@ -16,11 +50,12 @@ double encode_stage(const StagePlan& stage) {
 
 // Stages stored as last_layer * 4 + recompute; first layers follow from the previous stage.
 std::vector<StagePlan> decode_stages(std::span<const double> values, std::size_t count) {
-  if (count > values.size()) throw std::runtime_error("checkpoint: a stage count exceeds its slots");
+  if (count > values.size()) damaged("a stage count exceeds its slots");
   std::vector<StagePlan> stages(count);
   int next_first = 0;
   for (std::size_t s = 0; s < count; ++s) {
-    const auto code = static_cast<long long>(values[s]);
+    const long long code = stored_integer(values[s], 0, 4LL * std::numeric_limits<int>::max(), "a stage");
+    if (code / 4 < next_first || code % 4 > static_cast<int>(Recompute::Full)) damaged("a stage's layers or recompute");
     stages[s].first_layer = next_first;
     stages[s].last_layer = static_cast<int>(code / 4);
     stages[s].recompute = static_cast<Recompute>(code % 4);
@@ -63,7 +98,7 @@ std::size_t WorkLayout::point_of(std::uint64_t item) const {
 }
 
 std::size_t instance_values(const search::DpInstance& instance) {
-  return kInstanceHeader + static_cast<std::size_t>(instance.pp) * static_cast<std::size_t>(instance.vpp);
+  return kInstanceHeader + static_cast<std::size_t>(instance.pp) * static_cast<std::size_t>(instance.vpp) + 1;
 }
 
 void encode_instance(const search::InstanceResult& result, std::span<double> values) {
@@ -77,23 +112,30 @@ void encode_instance(const search::InstanceResult& result, std::span<double> val
   for (std::size_t i = 0; i < 9; ++i) values[2 + i] = static_cast<double>(counts[i]);
   const std::vector<StagePlan>& stages = result.feasible ? result.plan.stages : std::vector<StagePlan>{};
   values[11] = static_cast<double>(stages.size());
-  encode_stages(stages, values.subspan(kInstanceHeader));
+  encode_stages(stages, values.subspan(kInstanceHeader, values.size() - kInstanceHeader - 1));
+  seal(values);
 }
 
-DecodedInstance decode_instance(std::span<const double> values) {
+DecodedInstance decode_instance(std::span<const double> sealed) {
+  const std::span<const double> values = unsealed(sealed);
+  if (values.size() < kInstanceHeader) damaged("an instance item is too short");
   DecodedInstance decoded;
-  decoded.feasible = values[0] != 0.0;
+  decoded.feasible = stored_integer(values[0], 0, 1, "a feasible flag") != 0;
   decoded.iteration_time_s = values[1];
+  if (decoded.feasible && !(std::isfinite(values[1]) && values[1] > 0)) damaged("an iteration time");
   std::uint64_t* counts[] = {&decoded.stats.instances,     &decoded.stats.feasible_instances, &decoded.stats.dp_runs,
                              &decoded.stats.states,        &decoded.stats.transitions,        &decoded.stats.pruned_memory,
                              &decoded.stats.pruned_params, &decoded.stats.pruned_bound,       &decoded.stats.plans_evaluated};
-  for (std::size_t i = 0; i < 9; ++i) *counts[i] = static_cast<std::uint64_t>(values[2 + i]);
-  decoded.stages = decode_stages(values.subspan(kInstanceHeader), static_cast<std::size_t>(values[11]));
+  for (std::size_t i = 0; i < 9; ++i) {
+    *counts[i] = static_cast<std::uint64_t>(stored_integer(values[2 + i], 0, 1LL << 53, "a search statistic"));
+  }
+  const auto stages = static_cast<std::size_t>(stored_integer(values[11], 0, 1LL << 20, "a stage count"));
+  decoded.stages = decode_stages(values.subspan(kInstanceHeader), stages);
   return decoded;
 }
 
 std::size_t baseline_values(const ModelSpec& model, std::size_t baselines) {
-  return baselines * (kBaselineHeader + max_stages(model));
+  return baselines * (kBaselineHeader + max_stages(model)) + 1;
 }
 
 void encode_baselines(const std::vector<search::BaselineResult>& results, const std::vector<std::string>& names,
@@ -124,36 +166,48 @@ void encode_baselines(const std::vector<search::BaselineResult>& results, const 
     slot[22] = static_cast<double>(plan.stages.size());
     encode_stages(plan.stages, slot.subspan(kBaselineHeader));
   }
+  seal(values);
 }
 
-std::vector<search::BaselineResult> decode_baselines(std::span<const double> values,
+std::vector<search::BaselineResult> decode_baselines(std::span<const double> sealed,
                                                      const std::vector<std::string>& names) {
+  const std::span<const double> values = unsealed(sealed);
   std::vector<search::BaselineResult> results;
   const std::size_t stride = values.size() / std::max<std::size_t>(names.size(), 1);
+  if (stride < kBaselineHeader) damaged("a baseline item is too short");
   for (std::size_t b = 0; b < names.size(); ++b) {
     const std::span<const double> slot = values.subspan(b * stride, stride);
     search::BaselineResult result;
     result.name = names[b];
-    result.feasible = slot[0] != 0.0;
+    const auto integer = [&](std::size_t index, long long max) {
+      return static_cast<int>(stored_integer(slot[index], 0, max, "a baseline's plan"));
+    };
+    result.feasible = integer(0, 1) != 0;
     result.iteration_time_s = slot[1];
-    result.plans_evaluated = static_cast<std::uint64_t>(slot[2]);
+    if (result.feasible && !(std::isfinite(slot[1]) && slot[1] > 0)) damaged("a baseline's iteration time");
+    result.plans_evaluated = static_cast<std::uint64_t>(stored_integer(slot[2], 0, 1LL << 53, "a baseline's count"));
     Execution& plan = result.plan;
-    plan.tp = static_cast<int>(slot[3]);
-    plan.cp = static_cast<int>(slot[4]);
-    plan.ep = static_cast<int>(slot[5]);
-    plan.pp = static_cast<int>(slot[6]);
-    plan.dp = static_cast<int>(slot[7]);
-    plan.sp = slot[8] != 0.0;
-    plan.micro_batch = static_cast<int>(slot[9]);
-    plan.global_batch = static_cast<int>(slot[10]);
-    plan.seq_len = static_cast<int>(slot[11]);
-    plan.zero_stage = static_cast<int>(slot[12]);
-    plan.vpp = static_cast<int>(slot[13]);
-    plan.optimizer = static_cast<Optimizer>(static_cast<int>(slot[14]));
-    plan.a2a = static_cast<AllToAllAlgorithm>(static_cast<int>(slot[15]));
+    constexpr long long kMost = std::numeric_limits<int>::max();
+    plan.tp = integer(3, kMost);
+    plan.cp = integer(4, kMost);
+    plan.ep = integer(5, kMost);
+    plan.pp = integer(6, kMost);
+    plan.dp = integer(7, kMost);
+    plan.sp = integer(8, 1) != 0;
+    plan.micro_batch = integer(9, kMost);
+    plan.global_batch = integer(10, kMost);
+    plan.seq_len = integer(11, kMost);
+    plan.zero_stage = integer(12, 3);
+    plan.vpp = integer(13, kMost);
+    plan.optimizer = static_cast<Optimizer>(integer(14, static_cast<int>(Optimizer::Sgd)));
+    plan.a2a = static_cast<AllToAllAlgorithm>(integer(15, static_cast<int>(AllToAllAlgorithm::Fanout)));
     plan.expert_imbalance = slot[16];
-    for (std::size_t d = 0; d < kParallelDims; ++d) plan.placement[d] = static_cast<ParallelDim>(static_cast<int>(slot[17 + d]));
-    plan.stages = decode_stages(slot.subspan(kBaselineHeader), static_cast<std::size_t>(slot[22]));
+    if (!std::isfinite(slot[16])) damaged("a baseline's expert imbalance");
+    for (std::size_t d = 0; d < kParallelDims; ++d) {
+      plan.placement[d] = static_cast<ParallelDim>(integer(17 + d, static_cast<int>(kParallelDims) - 1));
+    }
+    plan.stages = decode_stages(slot.subspan(kBaselineHeader),
+                                static_cast<std::size_t>(stored_integer(slot[22], 0, 1LL << 20, "a stage count")));
     results.push_back(std::move(result));
   }
   return results;

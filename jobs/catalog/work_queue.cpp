@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "comm/exec/agreed_error.hpp"
+
 namespace nestfast::jobs {
 
 WorkQueue::WorkQueue(MPI_Comm comm) {
@@ -35,6 +37,9 @@ WorkQueue::WorkQueue(MPI_Comm comm) {
 }
 
 WorkQueue::~WorkQueue() {
+  // MPI_Win_free is collective: a rank that fails alone leaves the window to
+  // the job's abort instead of waiting for ranks that are not freeing it.
+  if (comm::unwinding_unagreed()) return;
   MPI_Win_unlock_all(window_);
   MPI_Win_free(&window_);
 }

@@ -7,7 +7,8 @@
 // window and are bumped with CPU atomics: no rank ever waits for another to
 // enter MPI. Across nodes they live in an MPI window on rank 0, bumped with
 // MPI_Fetch_and_op (passive target; network adapters do these in hardware).
-// Construction and destruction are collective.
+// Construction and destruction are collective (destruction only when no
+// unagreed error unwinds: comm/exec/agreed_error.hpp).
 #include <mpi.h>
 
 #include <cstdint>
@@ -16,7 +17,8 @@ namespace nestfast::jobs {
 
 class WorkQueue {
  public:
-  enum Counter : int { kInstanceItems = 0, kBaselineItems = 1, kFinished = 2, kCounters = 3 };
+  // kFailed: ranks that failed; the others stop claiming once it is not 0.
+  enum Counter : int { kInstanceItems = 0, kBaselineItems = 1, kFinished = 2, kFailed = 3, kCounters = 4 };
 
   explicit WorkQueue(MPI_Comm comm);
   WorkQueue(const WorkQueue&) = delete;

@@ -35,14 +35,15 @@ expect_one_line_error 2 "--slice: \"4/4\" is not I/N" "${run4[@]}" good.toml --s
 # A finished catalog is not overwritten without --force.
 echo "not a catalog" > small.h5
 expect_one_line_error 2 "small.h5: a finished catalog exists; pass --force" "${run4[@]}" good.toml
-# Leftover .partial files that cannot be resumed are refused, with what to do.
-timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog good.toml --out finished.h5 --no-progress > /dev/null
-mv finished.h5 finished.h5.partial  # as if killed between removing /checkpoint and the rename
-expect_one_line_error 2 "finished.h5.partial: is a finished catalog whose final rename was interrupted" \
-  "${run4[@]}" good.toml --out finished.h5
-echo "garbage" > damaged.h5.partial
-expect_one_line_error 2 "damaged.h5.partial: cannot be opened as HDF5 (damaged?); rerun with --force" \
+# A leftover checkpoint that cannot be resumed is refused, with what to do.
+echo "garbage" > damaged.h5.checkpoint
+expect_one_line_error 2 "damaged.h5.checkpoint: cannot be opened as HDF5 (damaged?); rerun with --force" \
   "${run4[@]}" good.toml --out damaged.h5
 timeout 120 "${run4[@]}" good.toml --out damaged.h5 --force > /dev/null || fail "--force does not start over"
-[ -f damaged.h5 ] && [ ! -e damaged.h5.partial ] || fail "--force did not write a fresh catalog"
+[ -f damaged.h5 ] && [ ! -e damaged.h5.checkpoint ] || fail "--force did not write a fresh catalog"
+# A leftover .partial of an interrupted final write is simply written again.
+timeout 120 "${run4[@]}" good.toml --out again.h5 > /dev/null
+echo "garbage" > again2.h5.partial
+timeout 120 "${run4[@]}" good.toml --out again2.h5 > /dev/null || fail "a leftover .partial stops a fresh job"
+cmp -s <(catalog_data again.h5) <(catalog_data again2.h5) || fail "a leftover .partial changed the catalog"
 echo "catalog_bad_input e2e: ok"

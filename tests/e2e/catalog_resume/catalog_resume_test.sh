@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kill and resume: a 4-rank catalog job killed mid-sweep (SIGKILL of one rank,
 # then SIGTERM of the launcher) and re-run with the same command finishes from
-# its /checkpoint: it reports the items it did not redo, and the catalog equals
+# its checkpoint (OUT.checkpoint): it reports the items it did not redo, and the catalog equals
 # an uninterrupted run's. A job file changed in between is refused.
 source "$(dirname "$0")/../catalog_lib.sh"
 fresh_dir
@@ -15,12 +15,12 @@ export NESTFAST_CHECKPOINT_INTERVAL=0.05
 timeout 240 "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out reference.h5 --no-progress > /dev/null \
   || fail "the uninterrupted run failed"
 
-# Finished items in a partial catalog (raw data of /checkpoint/done).
+# Finished items in a checkpoint (raw data of /done).
 finished_items() {
-  h5dump -d /checkpoint/done -y -w 0 -o done.txt "$1" > /dev/null 2>&1 || { echo 0; return; }
+  h5dump -d /done -y -w 0 -o done.txt "$1" > /dev/null 2>&1 || { echo 0; return; }
   tr -cs '0-9' '\n' < done.txt | grep -c '^1$' || true
 }
-total_items() { h5dump -a /checkpoint/items "$1" | tr -cs '0-9' '\n' | grep -v '^$' | tail -1; }
+total_items() { h5dump -a /items "$1" | tr -cs '0-9' '\n' | grep -v '^$' | tail -1; }
 
 # Starts the job, waits until some items are checkpointed, then interrupts it
 # with $1: "rank" = SIGKILL of one rank process, "term" = SIGTERM of the launcher.
@@ -29,7 +29,7 @@ interrupt_run() {
   "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$out" --no-progress > /dev/null 2>&1 &
   local launcher=$!
   local waited=0
-  until [ -e "$out.partial" ] && [ "$(finished_items "$out.partial")" -gt 0 ]; do
+  until [ -e "$out.checkpoint" ] && [ "$(finished_items "$out.checkpoint")" -gt 0 ]; do
     sleep 0.1
     waited=$((waited + 1))
     [ "$waited" -lt 600 ] || fail "no checkpoint after 60 s"
@@ -44,11 +44,11 @@ interrupt_run() {
     kill -TERM "$launcher"
   fi
   wait "$launcher" && fail "the interrupted job exited 0" || true
-  [ -e "$out.partial" ] || fail "no partial catalog after the kill"
+  [ -e "$out.checkpoint" ] || fail "no checkpoint after the kill"
   [ ! -e "$out" ] || fail "a killed job left a finished catalog"
   local done total
-  done=$(finished_items "$out.partial")
-  total=$(total_items "$out.partial")
+  done=$(finished_items "$out.checkpoint")
+  total=$(total_items "$out.checkpoint")
   [ "$done" -gt 0 ] && [ "$done" -lt "$total" ] || fail "killed with $done of $total items finished; not mid-sweep"
   echo "$how: killed with $done of $total items checkpointed"
 }
@@ -58,16 +58,18 @@ for how in rank term; do
   if [ "$how" = rank ]; then
     cp job.toml original.toml
     sed -i 's/^top_k = 3/top_k = 2/' job.toml
-    expect_one_line_error 2 "its checkpoint belongs to a different job" \
+    expect_one_line_error 2 "$how.h5.checkpoint: belongs to a different job" \
       "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$how.h5" --no-progress
     cp original.toml job.toml
   fi
   timeout 240 "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$how.h5" > resumed.txt 2> resumed.err \
     || { cat resumed.err >&2; fail "the resumed run failed ($how)"; }
-  grep -q "catalog: resuming $how.h5.partial: [1-9][0-9]* of [0-9]* work items already finished" resumed.err \
+  grep -q "catalog: resuming $how.h5.checkpoint: [1-9][0-9]* of [0-9]* work items already finished" resumed.err \
     || { cat resumed.err >&2; fail "the re-run did not resume ($how)"; }
   grep -q "([1-9][0-9]* resumed)" resumed.txt || fail "the summary does not count resumed items ($how)"
-  [ ! -e "$how.h5.partial" ] || fail "the .partial file is left behind ($how)"
+  for leftover in partial checkpoint lock; do
+    [ ! -e "$how.h5.$leftover" ] || fail "the .$leftover file is left behind ($how)"
+  done
   cmp -s <(catalog_data reference.h5) <(catalog_data "$how.h5") \
     || { diff <(catalog_data reference.h5) <(catalog_data "$how.h5") | head >&2; fail "resumed catalog differs ($how)"; }
 done

@@ -1,6 +1,7 @@
-// The parallel catalog file on its own: collective creation, independent
-// checkpoint records from every rank, a reopen for resume, disjoint plan rows,
-// and the final rename; read back with the serial read-only reader.
+// The parallel files of a catalog job on their own: the checkpoint's
+// collective creation, independent records from every rank and a reopen for
+// resume; the catalog's disjoint plan rows and its commit; read back with the
+// serial read-only reader.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "io/archive/job_serialization.hpp"
 #include "io/catalog/catalog_reader.hpp"
 #include "io/catalog/catalog_writer.hpp"
+#include "io/catalog/checkpoint_file.hpp"
 #include "io/job/job_file.hpp"
 
 namespace nestfast::io {
@@ -57,23 +59,25 @@ PlanEntry plan_for(int point, int stages) {
 }
 
 TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
-  const std::string partial = shared_path("writer") + ".partial";
-  const std::string final_path = partial.substr(0, partial.size() - 8);
+  const std::string base = shared_path("writer");
+  const std::string checkpoint_path = base + ".checkpoint";
+  const std::string partial = base + ".partial";
+  const std::string final_path = base;
   const CheckpointShape shape{static_cast<std::uint64_t>(ranks()) * 3, static_cast<std::uint64_t>(ranks()) * 6};
-  CatalogIdentity identity{"test-job", "[job]\nname = \"test-job\"\n", 0xfeedULL, 4, ""};
+  CatalogIdentity identity{"test-job", "[job]\nname = \"test-job\"\n", 4, ""};
   {
-    CatalogWriter writer = CatalogWriter::create(MPI_COMM_WORLD, partial, identity, shape);
+    CheckpointFile checkpoint = CheckpointFile::create(MPI_COMM_WORLD, checkpoint_path, 0xfeedULL, shape);
     // Each rank finishes its first two items (two values each).
     const std::uint64_t first = static_cast<std::uint64_t>(rank()) * 3;
-    writer.record_finished(first, 2, first * 2, {1.0 * rank(), 2.0, 3.0, 4.0});
-    writer.flush();
+    checkpoint.record_finished(first, 2, first * 2, {1.0 * rank(), 2.0, 3.0, 4.0});
+    checkpoint.flush();
   }
   // Resume: rank 0 reads the flags serially, as the job does.
   std::vector<std::uint8_t> done;
   if (rank() == 0) {
-    done = read_partial_checkpoint(partial, 0xfeedULL, shape);
-    EXPECT_THROW(read_partial_checkpoint(partial, 0xbeefULL, shape), std::invalid_argument);
-    EXPECT_THROW(read_partial_checkpoint(partial, 0xfeedULL, CheckpointShape{shape.items + 1, shape.values}),
+    done = read_checkpoint(checkpoint_path, 0xfeedULL, shape);
+    EXPECT_THROW(read_checkpoint(checkpoint_path, 0xbeefULL, shape), std::invalid_argument);
+    EXPECT_THROW(read_checkpoint(checkpoint_path, 0xfeedULL, CheckpointShape{shape.items + 1, shape.values}),
                  std::invalid_argument);
     for (int r = 0; r < ranks(); ++r) {
       EXPECT_EQ(done[static_cast<std::size_t>(r) * 3], 1);
@@ -82,19 +86,22 @@ TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CatalogWriter writer = CatalogWriter::reopen(MPI_COMM_WORLD, partial, shape);
+  CheckpointFile checkpoint = CheckpointFile::reopen(MPI_COMM_WORLD, checkpoint_path, shape);
   const std::uint64_t last = static_cast<std::uint64_t>(rank()) * 3 + 2;
-  writer.record_finished(last, 1, last * 2, {7.0, 8.0});
-  writer.flush();
+  checkpoint.record_finished(last, 1, last * 2, {7.0, 8.0});
+  checkpoint.flush();
   // Every rank sees every other rank's records.
-  const std::vector<std::uint8_t> all_done = writer.read_done(0, shape.items);
+  const std::vector<std::uint8_t> all_done = checkpoint.read_done(0, shape.items);
   for (auto flag : all_done) EXPECT_EQ(flag, 1);
-  const std::vector<double> values = writer.read_values(0, shape.values);
+  const std::vector<double> values = checkpoint.read_values(0, shape.values);
   for (int r = 0; r < ranks(); ++r) {
     EXPECT_EQ(values[static_cast<std::size_t>(r) * 6], 1.0 * r);
     EXPECT_EQ(values[static_cast<std::size_t>(r) * 6 + 4], 7.0);
   }
 
+  // A job text over 64 KiB (HDF5's limit of a compact attribute) is stored whole.
+  identity.job_text += "# " + std::string(100000, 'x') + "\n";
+  CatalogWriter writer = CatalogWriter::create(MPI_COMM_WORLD, partial, identity);
   // Rank r writes r plans (rank 0 none) with r+1 stages each.
   std::vector<PlanEntry> mine;
   for (int i = 0; i < rank(); ++i) mine.push_back(plan_for(rank() * 10 + i, rank() + 1));
@@ -102,6 +109,7 @@ TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
   EXPECT_EQ(first_row, static_cast<std::uint64_t>(rank() * (rank() - 1) / 2));
   writer.write_validation({});
   writer.complete(final_path);
+  checkpoint.remove();
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank() == 0) {
@@ -109,7 +117,8 @@ TEST(CatalogWriter, CheckpointSurvivesReopenAndRowsAreDisjoint) {
     EXPECT_EQ(reader.string_attribute("format"), "nestfast-catalog");
     EXPECT_EQ(reader.string_attribute("job"), identity.job_text);
     EXPECT_EQ(reader.integer_attribute("mpi_ranks"), ranks());
-    EXPECT_FALSE(reader.has("checkpoint"));
+    EXPECT_NE(::access(checkpoint_path.c_str(), F_OK), 0) << "the checkpoint outlives its complete catalog";
+    EXPECT_NE(::access(partial.c_str(), F_OK), 0);
     const std::vector<PlanRow> plans = reader.plans();
     ASSERT_EQ(plans.size(), static_cast<std::size_t>(ranks() * (ranks() - 1) / 2));
     std::uint64_t row = 0;
