@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "io/catalog/plan_rows.hpp"
@@ -173,14 +174,27 @@ std::string summary_table(const std::vector<io::PlanEntry>& plans) {
 }
 
 std::string validation_table(const std::vector<io::ValidationRow>& rows) {
-  std::string out = fmt::format("{:>8} {:<9} {:>10} {:>7} {:>12} {:>10} {:>10} {:>9} {:>6} {:>7} {:>13}\n", "plan",
+  std::string out = fmt::format("{:>8} {:<9} {:>10} {:>7} {:>12} {:>10} {:>10} {:>9} {:>6} {:>7} {:>13} {:>9}\n", "plan",
                                 "algo", "bytes", "servers", "avg (us)", "algbw", "busbw", "lb (us)", "eff%", "#wrong",
-                                "predicted us");
+                                "predicted us", "pred err%");
+  bool violated = false;
   for (const auto& row : rows) {
-    out += fmt::format("{:>8} {:<9} {:>10} {:>7} {:>12.1f} {:>10.2f} {:>10.2f} {:>9.1f} {:>6.1f} {:>7} {:>13.1f}\n",
+    // No bound (lb 0) or one an iteration beat (eff NaN): no efficiency to show.
+    const std::string lb = row.lb_us > 0 ? fmt::format("{:.1f}", row.lb_us) : "-";
+    const std::string eff = std::isfinite(row.eff) && row.lb_us > 0 ? fmt::format("{:.1f}", 100.0 * row.eff) : "-";
+    violated = violated || (row.lb_us > 0 && !std::isfinite(row.eff));
+    // How far the solver's all-to-all time is from the measured one (measured - predicted) / predicted.
+    const std::string error = row.predicted_us > 0
+                                  ? fmt::format("{:+.1f}", 100.0 * (row.time_us_avg - row.predicted_us) / row.predicted_us)
+                                  : "-";
+    out += fmt::format("{:>8} {:<9} {:>10} {:>7} {:>12.1f} {:>10.2f} {:>10.2f} {:>9} {:>6} {:>7} {:>13.1f} {:>9}\n",
                        row.plan_row, get_fixed(row.algo), row.bytes_per_rank,
                        fmt::format("{}x{}", row.servers, row.gpus_per_server), row.time_us_avg, row.algbw, row.busbw,
-                       row.lb_us, 100.0 * row.eff, row.wrong, row.predicted_us);
+                       lb, eff, row.wrong, row.predicted_us, error);
+  }
+  if (violated) {
+    out += "eff% -: an iteration ran faster than the lower bound at the declared link rates, so those rates are below "
+           "what this machine's links carry (set validate.nic_GBps to the real NIC rate)\n";
   }
   return out;
 }

@@ -16,7 +16,9 @@
 #include "comm/exec/algo_auto.hpp"
 #include "comm/exec/device_staging.hpp"
 #include "comm/exec/size_range.hpp"
+#include "comm/exec/bandwidth_probe.hpp"
 #include "comm/exec/sweep_point.hpp"
+#include "io/presets/presets.hpp"
 #include "comm/workload/workload.hpp"
 #include "gpu/device.hpp"
 #include "io/atomic_file/atomic_file.hpp"
@@ -34,12 +36,18 @@ struct BenchOptions {
   int iterations = 20;
   int warmup = 2;
   int virtual_servers = 0;
+  int nics_per_server = 0;
+  double nic_GBps = 0;
+  std::string cluster;
+  bool probe = false;
   std::uint64_t seed = 1;
   bool no_check = false;
   std::string auto_threshold;  // empty: measured
   std::string quantum = "0";
+  std::string fast_chunk = "0";
   bool device = false;
   std::string json_path;
+  std::string timeline_path;
 };
 
 // Ranks sharing this node's memory, against its cores: more ranks than cores
@@ -53,29 +61,84 @@ int ranks_on_this_node() {
   return size;
 }
 
+std::string fixed_or_dash(bool known, double value, const char* format) {
+  return known ? fmt::format(fmt::runtime(format), value) : std::string("-");
+}
+
 void print_row(const comm::PointResult& point, const comm::Measurement& run, int ranks) {
   const double algbw = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
   const double busbw = algbw * (ranks - 1) / ranks;
-  const double eff = run.avg_s > 0 ? 100 * point.lower_bound_s / run.avg_s : 0;
+  const comm::Efficiency eff = comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s);
   const std::string wrong = run.validated ? std::to_string(run.wrong) : "-";
   const std::string algo = run.algo == "auto" ? "auto:" + run.decision : run.algo;
-  std::printf("%-12llu %16.2f %16.2f %16.2f %10d %12.3f %12.3f %8s %12.2f %7.1f %7d  %s\n",
+  std::printf("%-12llu %16.2f %16.2f %16.2f %10d %12.3f %12.3f %8s %12s %7s %7d  %s\n",
               static_cast<unsigned long long>(point.bytes_per_rank), run.avg_s * 1e6, run.min_s * 1e6,
-              run.max_s * 1e6, run.iterations, algbw, busbw, wrong.c_str(), point.lower_bound_s * 1e6, eff,
-              run.stages, algo.c_str());
+              run.max_s * 1e6, run.iterations, algbw, busbw, wrong.c_str(),
+              fixed_or_dash(eff.bounded, point.lower_bound_s * 1e6, "{:.2f}").c_str(),
+              fixed_or_dash(eff.known(), 100 * eff.value, "{:.1f}").c_str(), run.stages, algo.c_str());
   std::fflush(stdout);
 }
 
 nlohmann::json json_row(const comm::PointResult& point, const comm::Measurement& run, int ranks) {
   const double algbw = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
+  const comm::Efficiency eff = comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s);
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& byte : run.first_bad) bad.push_back({{"src", byte.src}, {"dst", byte.dst}, {"offset", byte.offset}});
   return {{"size", point.bytes_per_rank}, {"algo", run.algo}, {"picked", run.algo == "auto" ? run.decision : run.algo},
           {"avg_us", run.avg_s * 1e6}, {"min_us", run.min_s * 1e6}, {"max_us", run.max_s * 1e6},
           {"iterations", run.iterations}, {"algbw_GBps", algbw}, {"busbw_GBps", algbw * (ranks - 1) / ranks},
           {"validated", run.validated}, {"wrong", run.wrong}, {"first_bad", bad},
-          {"lb_us", point.lower_bound_s * 1e6}, {"eff", run.avg_s > 0 ? point.lower_bound_s / run.avg_s : 0},
-          {"stages", run.stages}};
+          {"lb_us", eff.bounded ? nlohmann::json(point.lower_bound_s * 1e6) : nlohmann::json(nullptr)},
+          {"eff", eff.known() ? nlohmann::json(eff.value) : nlohmann::json(nullptr)},
+          {"bound_violated", eff.bound_violated}, {"stages", run.stages}};
+}
+
+// The rates the bound rests on: --nic-GBps (per NIC), else the --cluster
+// preset's per-GPU rates; none declared: no bound.
+comm::LinkRates declared_rates(const BenchOptions& options, const comm::ServerMap& map, std::string& source) {
+  comm::LinkRates rates;
+  if (!options.cluster.empty()) {
+    const ClusterSpec cluster = io::load_cluster(options.cluster);
+    const double gpu_nic = cluster.levels.size() > 1 ? cluster.levels[1].bandwidth_Bps : 0;
+    const double gpu_scaleup = cluster.levels.empty() ? 0 : cluster.levels.front().bandwidth_Bps;
+    rates = comm::rates_from_gpu(gpu_nic, gpu_scaleup, map);
+    source = "cluster " + cluster.name;
+  }
+  if (options.nic_GBps > 0) {
+    rates.nic_Bps = options.nic_GBps * 1e9;
+    source = "--nic-GBps";
+  }
+  return rates;
+}
+
+// Every rank's stage times of one run, gathered on rank 0 (empty elsewhere):
+// [{"rank", "server", "stages": [{"stage", "granted", ...}]}].
+nlohmann::json gather_timeline(const comm::ServerTopology& topology, const comm::Measurement& run) {
+  constexpr int kFields = 6;
+  std::vector<double> mine;
+  for (const comm::StageTimes& t : run.stage_times) {
+    mine.insert(mine.end(), {static_cast<double>(t.stage), t.granted, t.sent, t.send_done, t.grant_given, t.arrived});
+  }
+  const int ranks = topology.ranks();
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(static_cast<std::size_t>(ranks), 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, topology.comm());
+  for (int r = 1; r < ranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<double> all(topology.rank() == 0 ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, topology.comm());
+  nlohmann::json out = nlohmann::json::array();
+  if (topology.rank() != 0) return out;
+  auto seconds = [](double value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); };
+  for (int r = 0; r < ranks; ++r) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (int i = displs[r]; i < displs[r] + counts[r]; i += kFields) {
+      stages.push_back({{"stage", static_cast<int>(all[i])}, {"granted_s", seconds(all[i + 1])}, {"sent_s", seconds(all[i + 2])},
+                        {"send_done_s", seconds(all[i + 3])}, {"grant_given_s", seconds(all[i + 4])},
+                        {"arrived_s", seconds(all[i + 5])}});
+    }
+    out.push_back({{"rank", r}, {"server", topology.map().server_of(r)}, {"stages", stages}});
+  }
+  return out;
 }
 
 int run_bench(const BenchOptions& options) {
@@ -84,7 +147,7 @@ int run_bench(const BenchOptions& options) {
   for (const std::string& name : algos) comm::make_alltoallv(name);  // unknown names fail here, before any measurement
   const comm::WorkloadSpec workload = comm::parse_workload(options.workload);
   std::vector<std::uint64_t> sizes = comm::parse_size_range(options.sizes, "--sizes");
-  const comm::ServerTopology topology(MPI_COMM_WORLD, options.virtual_servers);
+  const comm::ServerTopology topology(MPI_COMM_WORLD, options.virtual_servers, options.nics_per_server);
   const int ranks = topology.ranks();
   const bool root = topology.rank() == 0;
   const bool from_file = workload.kind == comm::WorkloadSpec::Kind::file;
@@ -92,6 +155,7 @@ int run_bench(const BenchOptions& options) {
 
   comm::AlgorithmSettings settings;
   settings.fast_quantum = comm::parse_size(options.quantum, "--quantum", true);
+  settings.fast_chunk_bytes = comm::parse_size(options.fast_chunk, "--fast-chunk", true);
   std::string auto_note;
   if (std::find(algos.begin(), algos.end(), "auto") != algos.end()) {
     if (options.auto_threshold.empty()) {
@@ -108,7 +172,10 @@ int run_bench(const BenchOptions& options) {
                               settings.auto_threshold_bytes);
     }
   }
-  const comm::RankBandwidth bandwidth = comm::measure_rank_bandwidth(topology);
+  std::string rates_source;
+  const comm::LinkRates rates = declared_rates(options, topology.map(), rates_source);
+  comm::BandwidthProbe probe;
+  if (options.probe) probe = comm::probe_rank_bandwidth(topology);
   const int node_ranks = ranks_on_this_node();
   const unsigned cores = std::thread::hardware_concurrency();
   const comm::HarnessOptions harness{.iterations = options.iterations, .warmup = options.warmup,
@@ -122,9 +189,23 @@ int run_bench(const BenchOptions& options) {
                 map.servers(), options.virtual_servers > 0 ? "virtual" : "shared-memory nodes",
                 map.min_gpus_per_server(), map.max_gpus_per_server(), options.workload.c_str(),
                 static_cast<unsigned long long>(options.seed));
-    std::printf("# rank bandwidth %.3f GB/s (measured: all ranks exchange %s with rank+%d at once, best of 3)\n",
-                bandwidth.bytes_per_s / 1e9, comm::format_size(bandwidth.message_bytes).c_str(), bandwidth.shift);
-    std::printf("# lb(us): server lower bound at that bandwidth; eff%%: lb / avg; stages: communication rounds\n");
+    const int nics = map.nics_per_server();
+    const std::string nic_text = nics > 0 ? fmt::format("{} NIC{} per server", nics, nics == 1 ? "" : "s") : "one NIC per rank";
+    if (rates.nic_Bps > 0 && map.servers() > 1) {
+      std::printf("# lb(us): server lower bound at %.6g GB/s per NIC and direction (%s), %s; eff%%: lb / avg\n",
+                  rates.nic_Bps / 1e9, rates_source.c_str(), nic_text.c_str());
+    } else if (rates.scaleup_Bps > 0 && map.servers() == 1) {
+      std::printf("# lb(us): per-rank bound at %.6g GB/s scale-up per rank (%s); eff%%: lb / avg\n",
+                  rates.scaleup_Bps / 1e9, rates_source.c_str());
+    } else {
+      std::printf("# lb(us), eff%%: none (no link rate declared: --nic-GBps or --cluster); %s\n", nic_text.c_str());
+    }
+    if (options.probe) {
+      std::printf("# bandwidth probe: %.6g GB/s per rank when all ranks exchange %s with rank+%d at once (best of 3);"
+                  " a measurement, not a bound\n",
+                  probe.bytes_per_s / 1e9, comm::format_size(probe.message_bytes).c_str(), probe.shift);
+    }
+    std::printf("# stages: communication rounds (fast: rail stages)\n");
     std::printf("# Size: bytes sent per rank; latencies: the slowest rank's, %d iterations after %d warm-up\n",
                 options.iterations, options.warmup);
     std::printf("# #wrong: bytes wrong after one checked exchange (splitmix64 words)%s\n",
@@ -146,15 +227,22 @@ int run_bench(const BenchOptions& options) {
   }
 
   nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json timelines = nlohmann::json::array();
+  std::vector<std::string> violations;
   std::uint64_t wrong = 0;
   std::string first_bad;
   for (const std::uint64_t size : sizes) {
     const comm::TrafficMatrix demand = comm::make_workload(workload, ranks, size, options.seed);
     const std::uint64_t nominal = from_file ? demand.total() / static_cast<std::uint64_t>(ranks) : size;
-    const comm::PointResult point = comm::measure_point(topology, demand, nominal, algos, settings, harness, bandwidth);
+    const comm::PointResult point = comm::measure_point(topology, demand, nominal, algos, settings, harness, rates);
     for (const comm::Measurement& run : point.runs) {
       if (root) print_row(point, run, ranks);
+      if (comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s).bound_violated) violations.push_back(run.algo);
       rows.push_back(json_row(point, run, ranks));
+      if (!options.timeline_path.empty()) {
+        nlohmann::json timeline = gather_timeline(topology, run);
+        if (root) timelines.push_back({{"algo", run.algo}, {"size", point.bytes_per_rank}, {"ranks", std::move(timeline)}});
+      }
       wrong += run.wrong;
       if (first_bad.empty() && run.wrong > 0) {
         first_bad = run.algo + " at size " + std::to_string(point.bytes_per_rank) + ": " +
@@ -163,12 +251,21 @@ int run_bench(const BenchOptions& options) {
     }
   }
 
+  if (root && !violations.empty()) {
+    std::printf("# eff%% -: %zu row%s ran faster than the lower bound, so the declared rate is below what the links "
+                "really carry; no efficiency is given for them\n",
+                violations.size(), violations.size() == 1 ? "" : "s");
+  }
   if (root && !options.json_path.empty()) {
     nlohmann::json doc = {{"ranks", ranks}, {"servers", map.servers()}, {"rank_server", map.rank_server()},
-                          {"workload", options.workload}, {"seed", options.seed},
-                          {"rank_bandwidth_Bps", bandwidth.bytes_per_s}, {"rows", rows}};
+                          {"nics_per_server", map.nics_per_server()}, {"workload", options.workload},
+                          {"seed", options.seed},
+                          {"nic_Bps", rates.nic_Bps > 0 ? nlohmann::json(rates.nic_Bps) : nlohmann::json(nullptr)},
+                          {"rows", rows}};
+    if (options.probe) doc["probe_rank_Bps"] = probe.bytes_per_s;
     io::write_file_atomically(options.json_path, doc.dump(2) + '\n');
   }
+  if (root && !options.timeline_path.empty()) io::write_file_atomically(options.timeline_path, timelines.dump(1) + '\n');
   if (wrong > 0) {
     if (root) {
       std::printf("# FAILED: %llu wrong bytes; first: %s\n", static_cast<unsigned long long>(wrong), first_bad.c_str());
@@ -199,6 +296,16 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   command->add_option("--virtual-servers", options->virtual_servers,
                       "Group consecutive ranks into K servers (0: one server per shared-memory node)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
+  command->add_option("--nics-per-server", options->nics_per_server,
+                      "NICs per server (0: one per rank); fewer NICs than ranks share them (FAST uses that many rails)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber)->envname("NESTFAST_NICS_PER_SERVER");
+  command->add_option("--nic-GBps", options->nic_GBps,
+                      "Line rate of one NIC, GB/s per direction: the lower bound rests on it (0: none declared)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber)->envname("NESTFAST_NIC_GBPS");
+  command->add_option("--cluster", options->cluster,
+                      "Cluster preset whose link rates the lower bound rests on (per GPU: NIC = level 1, scale-up = level 0)");
+  command->add_flag("--probe", options->probe,
+                    "Also measure and print what each rank's links carry when all ranks stream at once (not a bound)");
   command->add_option("--seed", options->seed, "Seed of the workload and of the validation words")
       ->capture_default_str();
   command->add_flag("--no-check", options->no_check, "Skip the byte-exact check of the delivered data");
@@ -207,9 +314,15 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   command->add_option("--quantum", options->quantum,
                       "fast: round the server matrix to multiples of this many bytes, K/M/G suffixes (0 = exact)")
       ->capture_default_str();
+  command->add_option("--fast-chunk", options->fast_chunk,
+                      "fast: rail data in messages of at most this many bytes (0 = one per stage); at or below the "
+                      "MPI's eager limit where its rendezvous serialises two-way exchanges (UCX over TCP: 16K)")
+      ->capture_default_str();
   command->add_flag("--device", options->device,
                     "GPU buffers on every rank, each algorithm staged through pinned host memory");
   command->add_option("--json", options->json_path, "Also write the rows as JSON to FILE (rank 0)");
+  command->add_option("--timeline", options->timeline_path,
+                      "Write every rank's rail stages of the last timed iteration (grant, send, arrival times) as JSON to FILE");
   command->callback([options, &context] { context.exit_code = run_bench(*options); });
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -37,6 +38,8 @@ struct PlanOptions {
   std::string bytes_per_rank = "32M";
   std::uint64_t seed = 1;
   std::string quantum = "0";
+  std::string method = "auto";
+  double stage_cost_us = -1;  // < 0: the NIC latency
   bool verify = false;
   bool simulate = false;
   bool json = false;
@@ -126,6 +129,15 @@ nlohmann::json transfers_json(const comm::FastPlan& plan) {
   return ranks;
 }
 
+const char* method_name(comm::StageMethod method) {
+  switch (method) {
+    case comm::StageMethod::birkhoff: return "birkhoff";
+    case comm::StageMethod::cover: return "cover";
+    case comm::StageMethod::automatic: break;
+  }
+  return "auto";
+}
+
 struct Simulation {
   comm::Bounds bounds;
   std::vector<comm::SimulatedAlgorithm> pipelined, synchronous;
@@ -152,6 +164,12 @@ int run_plan(const PlanOptions& options) {
   const comm::TrafficMatrix demand = comm::make_workload(options.workload, map.ranks(), bytes_per_rank, options.seed);
   comm::FastPlanOptions plan_options;
   plan_options.quantum = comm::parse_size(options.quantum, "--quantum", true);
+  plan_options.method = options.method == "birkhoff" ? comm::StageMethod::birkhoff
+                        : options.method == "cover" ? comm::StageMethod::cover
+                                                    : comm::StageMethod::automatic;
+  // alpha of sum(w) + K alpha: what a stage costs, in bytes of NIC time.
+  const double stage_cost_s = (options.stage_cost_us >= 0 ? options.stage_cost_us : options.nic_latency_us) * 1e-6;
+  plan_options.stage_cost_bytes = static_cast<std::uint64_t>(std::llround(stage_cost_s * model.nic_bandwidth_Bps));
   const comm::FastPlan plan = comm::build_fast_plan(demand, map, plan_options);
   const double bound_bytes = comm::server_bound_bytes(demand, map);
   const double loss = bound_bytes > 0 ? static_cast<double>(plan.padded_line_sum) / bound_bytes - 1 : 0;
@@ -173,6 +191,9 @@ int run_plan(const PlanOptions& options) {
     out["bytes_per_rank"] = bytes_per_rank;
     out["seed"] = options.seed;
     out["quantum"] = plan.options.quantum;
+    out["method"] = method_name(plan.method);
+    out["piece_cap"] = plan.piece_cap;
+    out["stage_cost_bytes"] = plan.options.stage_cost_bytes;
     if (map.ranks() <= kDemandInJsonUpTo || options.include_demand) out["demand"] = square(demand.row_major(), map.ranks());
     out["server_matrix"] = square(plan.server_matrix, S);
     out["padded_matrix"] = square(plan.padded_matrix, S);
@@ -208,14 +229,17 @@ int run_plan(const PlanOptions& options) {
     std::printf("# FAST plan: %d servers, %s GPUs per server, %d ranks; workload %s, %llu bytes per rank, seed %llu\n", S,
                 CLI::detail::join(options.gpus_per_server, ",").c_str(), map.ranks(), options.workload.c_str(),
                 static_cast<unsigned long long>(bytes_per_rank), static_cast<unsigned long long>(options.seed));
-    std::printf("stages              %zu (at most %lld)\n", plan.stage_count(), static_cast<long long>(S) * S - 2LL * S + 2);
+    std::printf("stages              %zu (at most %lld), %s", plan.stage_count(), static_cast<long long>(S) * S - 2LL * S + 2,
+                method_name(plan.method));
+    if (plan.method == comm::StageMethod::cover) std::printf(" (pieces of at most %llu bytes)", static_cast<unsigned long long>(plan.piece_cap));
+    std::printf("; stage cost %llu bytes (%.3g us)\n", static_cast<unsigned long long>(plan.options.stage_cost_bytes), stage_cost_s * 1e6);
     std::printf("plan time           %.6f s\n", plan.plan_time_s);
     std::printf("largest stage       %llu bytes\n", plan.stage_count() ? static_cast<unsigned long long>(plan.stage_weights.front()) : 0ULL);
     std::printf("padded line sum     %llu bytes per NIC\n", static_cast<unsigned long long>(plan.padded_line_sum));
     std::printf("server lower bound  %.0f bytes per NIC = %.3f us at %.0f GB/s\n", bound_bytes,
                 bound_bytes / model.nic_bandwidth_Bps * 1e6, model.nic_bandwidth_Bps / 1e9);
-    std::printf("quantum             %llu bytes: padded line sum %+.3f%% over the lower bound\n",
-                static_cast<unsigned long long>(plan.options.quantum), loss * 100);
+    std::printf("quantum             %llu bytes\n", static_cast<unsigned long long>(plan.options.quantum));
+    std::printf("loss                padded line sum %+.3f%% over the lower bound\n", loss * 100);
     std::printf("fingerprint         %016llx\n", static_cast<unsigned long long>(comm::plan_fingerprint(plan)));
     if (options.verify) {
       std::printf("verify              %s\n", problems.empty() ? "ok: every invariant holds for every rank" : "FAILED");
@@ -253,6 +277,12 @@ void register_a2a_plan(CLI::App& a2a, CliContext& context) {
   command->add_option("--seed", options->seed, "Workload seed")->capture_default_str();
   command->add_option("--quantum", options->quantum, "Round the server matrix up to multiples of this many bytes, K/M/G suffixes (0 = exact)")
       ->capture_default_str();
+  command->add_option("--method", options->method,
+                      "Stages: birkhoff (exact, up to S^2 stages), cover (about S stages), auto (least sum(w) + stages x "
+                      "stage cost)")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "birkhoff", "cover"}));
+  command->add_option("--stage-cost-us", options->stage_cost_us,
+                      "What one stage costs the executor, us (auto's alpha; default: --nic-latency-us)");
   command->add_flag("--verify", options->verify, "Check every plan invariant for every rank; exit 1 if one fails");
   command->add_flag("--simulate", options->simulate, "Play FAST, fan-out, pairwise and hierarchical in the two-tier flow model");
   command->add_flag("--json", options->json, "Print the whole plan as one JSON object");

@@ -10,6 +10,7 @@
 
 #include "comm/exec/agreed_error.hpp"
 #include "comm/exec/communicator.hpp"
+#include "comm/exec/finalize_handshake.hpp"
 #include "io/catalog/catalog_writer.hpp"
 #include "jobs/cli_context.hpp"
 #include "nestfast_version.hpp"
@@ -98,5 +99,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     return report_and_exit("error", error.what(), kExitRuntimeError);
   }
+  // Every rank gets here together (a failing rank aborts the job above).
+  nestfast::comm::finalize_handshake(MPI_COMM_WORLD);
   return leave(context.exit_code);
 }

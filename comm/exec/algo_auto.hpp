@@ -17,6 +17,7 @@ class AutoAlltoallv final : public Alltoallv {
   void execute(const std::byte* send, std::byte* recv) override { picked_->execute(send, recv); }
   int stages() const override { return picked_ ? picked_->stages() : 0; }
   std::string decision() const override;  // "mpi" or "fast"
+  std::vector<StageTimes> stage_times() const override { return picked_ ? picked_->stage_times() : std::vector<StageTimes>{}; }
 
  private:
   std::uint64_t threshold_bytes_;

@@ -11,27 +11,26 @@ namespace nestfast::comm {
 
 namespace {
 
-using Range = StepBuilder::Range;
+// A piece of a message: `length` bytes at `at` of buffer `kind`.
+struct Range {
+  BufferKind kind;
+  std::uint64_t at;
+  std::uint64_t length;
+};
 
 class ScheduleCompiler {
  public:
-  ScheduleCompiler(const RankSchedule& schedule, const ServerTopology& topology, StepProgram& program)
-      : schedule_(schedule), topology_(topology), builder_(program), program_(program) {}
+  ScheduleCompiler(const RankSchedule& schedule, const ServerTopology& topology, FastProgram& program)
+      : schedule_(schedule), topology_(topology), program_(program) {}
 
-  void compile(std::size_t stages) {
-    step_zero();
-    for (std::size_t step = 1; step <= stages + 1; ++step) {
-      if (step <= stages) rail_receive(step - 1);
-      if (step >= 2) forward_receives(step - 2);
-      if (step <= stages) rail_send(step - 1);
-      if (step >= 2) forward_sends(step - 2);
-      builder_.finish();
-    }
+  void compile() {
+    node_traffic();
+    rail_traffic();
     program_.internal_bytes[static_cast<std::size_t>(BufferKind::kStaging)] = schedule_.staging_bytes;
   }
 
  private:
-  static BufferKind ping_pong(std::size_t stage) { return stage % 2 == 0 ? BufferKind::kPing : BufferKind::kPong; }
+  std::uint64_t& size_of(BufferKind kind) { return program_.internal_bytes[static_cast<std::size_t>(kind)]; }
 
   template <class KindOf>
   std::vector<Range> ranges(const Transfer& transfer, KindOf kind_of) const {
@@ -43,9 +42,42 @@ class ScheduleCompiler {
     }
     return out;
   }
-
   static auto kind(BufferKind fixed) {
     return [fixed](const Piece&) { return fixed; };
+  }
+  static bool contiguous(const std::vector<Range>& pieces) {
+    for (std::size_t i = 1; i < pieces.size(); ++i) {
+      if (pieces[i].kind != pieces[0].kind || pieces[i].at != pieces[i - 1].at + pieces[i - 1].length) return false;
+    }
+    return true;
+  }
+
+  // A message of scattered pieces: straight from (into) them when they are
+  // one range, else through a region of its own in the pack (unpack) buffer,
+  // gathered before the send is posted (scattered once the receive is done).
+  ProgramMessage message(const std::vector<Range>& pieces, int peer, int tag, MPI_Comm comm, bool outgoing) {
+    const BufferKind region = outgoing ? BufferKind::kPack : BufferKind::kUnpack;
+    ProgramMessage out{region, 0, 0, peer, tag, comm, {}};
+    for (const Range& piece : pieces) out.bytes += piece.length;
+    if (contiguous(pieces)) {
+      out.buffer = pieces.front().kind;
+      out.at = pieces.front().at;
+      return out;
+    }
+    out.at = size_of(region);
+    for (const Range& piece : pieces) {
+      const std::uint64_t at = size_of(region);
+      out.copies.push_back(outgoing ? CopyRange{piece.kind, piece.at, region, at, piece.length}
+                                    : CopyRange{region, at, piece.kind, piece.at, piece.length});
+      size_of(region) += piece.length;
+    }
+    return out;
+  }
+  ProgramMessage outgoing(const std::vector<Range>& pieces, int peer, int tag, MPI_Comm comm) {
+    return message(pieces, peer, tag, comm, true);
+  }
+  ProgramMessage incoming(const std::vector<Range>& pieces, int peer, int tag, MPI_Comm comm) {
+    return message(pieces, peer, tag, comm, false);
   }
 
   int node_peer(int rank) const {
@@ -55,7 +87,6 @@ class ScheduleCompiler {
     }
     return topology_.node_rank_of(rank);
   }
-
   int rail_peer(int rank) const {
     if (topology_.map().local_index(rank) != topology_.map().local_index(schedule_.rank)) {
       throw std::logic_error("fast: rail message off the rail (rank " + std::to_string(schedule_.rank) + " and " +
@@ -63,101 +94,102 @@ class ScheduleCompiler {
     }
     return topology_.rail_rank_of(rank);
   }
+  static int tag(MPI_Comm comm, TagPhase phase, std::size_t stage) { return phase_tag(comm, phase, static_cast<int>(stage)); }
 
-  static int tag(MPI_Comm comm, TagPhase phase, std::size_t stage) {
-    return phase_tag(comm, phase, static_cast<int>(stage));
-  }
-
-  void step_zero() {
+  void node_traffic() {
     const MPI_Comm node = topology_.node_comm();
     const int me = schedule_.rank;
     for (const Transfer& recv : schedule_.balance_recvs) {
-      builder_.receive(ranges(recv, kind(BufferKind::kStaging)), node_peer(recv.peer),
-                       tag(node, TagPhase::kBalance, 0), node);
+      program_.balance_receives.push_back(
+          incoming(ranges(recv, kind(BufferKind::kStaging)), node_peer(recv.peer), tag(node, TagPhase::kBalance, 0), node));
     }
     for (const Transfer& recv : schedule_.intrinsic_recvs) {
       if (recv.peer == me) continue;
-      builder_.receive(ranges(recv, kind(BufferKind::kRecv)), node_peer(recv.peer),
-                       tag(node, TagPhase::kIntrinsic, 0), node);
+      program_.node_receives.push_back(
+          incoming(ranges(recv, kind(BufferKind::kRecv)), node_peer(recv.peer), tag(node, TagPhase::kIntrinsic, 0), node));
+    }
+    for (std::size_t k = 0; k + 1 < schedule_.forward_recv_begin.size(); ++k) {
+      for (std::uint32_t i = schedule_.forward_recv_begin[k]; i < schedule_.forward_recv_begin[k + 1]; ++i) {
+        const Transfer& recv = schedule_.forward_recvs[i];
+        program_.node_receives.push_back(
+            incoming(ranges(recv, kind(BufferKind::kRecv)), node_peer(recv.peer), tag(node, TagPhase::kForward, k), node));
+      }
     }
     for (const Transfer& send : schedule_.balance_sends) {
-      builder_.send(ranges(send, kind(BufferKind::kSend)), node_peer(send.peer), tag(node, TagPhase::kBalance, 0),
-                    node);
+      program_.node_sends.push_back(
+          outgoing(ranges(send, kind(BufferKind::kSend)), node_peer(send.peer), tag(node, TagPhase::kBalance, 0), node));
     }
     for (const Transfer& send : schedule_.intrinsic_sends) {
       if (send.peer != me) {
-        builder_.send(ranges(send, kind(BufferKind::kSend)), node_peer(send.peer),
-                      tag(node, TagPhase::kIntrinsic, 0), node);
+        program_.node_sends.push_back(
+            outgoing(ranges(send, kind(BufferKind::kSend)), node_peer(send.peer), tag(node, TagPhase::kIntrinsic, 0), node));
         continue;
       }
       for (std::uint32_t p = send.first_piece; p < send.first_piece + send.piece_count; ++p) {
         const Piece& piece = schedule_.pieces[p];
-        builder_.copy_before(BufferKind::kSend, piece.at, BufferKind::kRecv,
-                             schedule_.recv_displs[piece.src] + piece.offset, piece.length);
+        program_.self_copies.push_back(
+            {BufferKind::kSend, piece.at, BufferKind::kRecv, schedule_.recv_displs[piece.src] + piece.offset, piece.length});
       }
-    }
-    builder_.finish();
-  }
-
-  void rail_receive(std::size_t stage) {
-    const Transfer& recv = schedule_.rail_recvs[stage];
-    if (recv.peer < 0 || recv.bytes == 0) return;
-    const MPI_Comm rail = topology_.rail_comm();
-    const int peer = rail_peer(recv.peer);
-    const int rail_tag = tag(rail, TagPhase::kRail, stage);
-    const auto first = schedule_.pieces.begin() + recv.first_piece;
-    const bool all_mine = std::all_of(first, first + recv.piece_count,
-                                      [&](const Piece& piece) { return piece.dst == schedule_.rank; });
-    if (all_mine) {  // nothing to forward: land the pieces where they belong
-      std::vector<Range> pieces;
-      for (auto piece = first; piece != first + recv.piece_count; ++piece) {
-        pieces.push_back({BufferKind::kRecv, schedule_.recv_displs[piece->src] + piece->offset, piece->length});
-      }
-      builder_.receive(pieces, peer, rail_tag, rail);
-      return;
-    }
-    const BufferKind buffer = ping_pong(stage);
-    auto& size = program_.internal_bytes[static_cast<std::size_t>(buffer)];
-    size = std::max(size, recv.bytes);
-    builder_.receive_whole(buffer, 0, recv.bytes, peer, rail_tag, rail);
-    for (auto piece = first; piece != first + recv.piece_count; ++piece) {
-      if (piece->dst != schedule_.rank) continue;
-      builder_.copy_after(buffer, piece->at, BufferKind::kRecv, schedule_.recv_displs[piece->src] + piece->offset,
-                          piece->length);
     }
   }
 
-  void rail_send(std::size_t stage) {
-    const Transfer& send = schedule_.rail_sends[stage];
-    if (send.peer < 0 || send.bytes == 0) return;
+  void rail_traffic() {
     const MPI_Comm rail = topology_.rail_comm();
+    const MPI_Comm node = topology_.node_comm();
     const int me = schedule_.rank;
-    builder_.send(ranges(send, [me](const Piece& piece) { return piece.src == me ? BufferKind::kSend : BufferKind::kStaging; }),
-                  rail_peer(send.peer), tag(rail, TagPhase::kRail, stage), rail);
-  }
-
-  void forward_receives(std::size_t stage) {
-    const MPI_Comm node = topology_.node_comm();
-    for (std::uint32_t i = schedule_.forward_recv_begin[stage]; i < schedule_.forward_recv_begin[stage + 1]; ++i) {
-      const Transfer& recv = schedule_.forward_recvs[i];
-      builder_.receive(ranges(recv, kind(BufferKind::kRecv)), node_peer(recv.peer),
-                       tag(node, TagPhase::kForward, stage), node);
+    for (std::size_t k = 0; k < schedule_.rail_sends.size(); ++k) {
+      const Transfer& send = schedule_.rail_sends[k];
+      if (send.peer < 0 || send.bytes == 0) continue;
+      RailSend out;
+      out.stage = static_cast<int>(k);
+      const std::vector<Range> pieces =
+          ranges(send, [me](const Piece& piece) { return piece.src == me ? BufferKind::kSend : BufferKind::kStaging; });
+      out.needs_staging = std::any_of(pieces.begin(), pieces.end(), [](const Range& r) { return r.kind == BufferKind::kStaging; });
+      out.data = outgoing(pieces, rail_peer(send.peer), tag(rail, TagPhase::kRail, k), rail);
+      out.grant_tag = tag(rail, TagPhase::kGrant, k);
+      program_.rail_sends.push_back(std::move(out));
     }
-  }
-
-  void forward_sends(std::size_t stage) {
-    const MPI_Comm node = topology_.node_comm();
-    for (std::uint32_t i = schedule_.forward_send_begin[stage]; i < schedule_.forward_send_begin[stage + 1]; ++i) {
-      const Transfer& send = schedule_.forward_sends[i];
-      builder_.send(ranges(send, kind(ping_pong(stage))), node_peer(send.peer), tag(node, TagPhase::kForward, stage),
-                    node);
+    for (std::size_t k = 0; k < schedule_.rail_recvs.size(); ++k) {
+      const Transfer& recv = schedule_.rail_recvs[k];
+      if (recv.peer < 0 || recv.bytes == 0) continue;
+      RailReceive out;
+      out.stage = static_cast<int>(k);
+      out.grant_tag = tag(rail, TagPhase::kGrant, k);
+      const auto first = schedule_.pieces.begin() + recv.first_piece;
+      const bool all_mine =
+          std::all_of(first, first + recv.piece_count, [&](const Piece& piece) { return piece.dst == me; });
+      if (all_mine) {  // nothing to forward: land the pieces where they belong
+        std::vector<Range> pieces;
+        for (auto piece = first; piece != first + recv.piece_count; ++piece) {
+          pieces.push_back({BufferKind::kRecv, schedule_.recv_displs[piece->src] + piece->offset, piece->length});
+        }
+        out.data = incoming(pieces, rail_peer(recv.peer), tag(rail, TagPhase::kRail, k), rail);
+      } else {
+        const std::uint64_t region = size_of(BufferKind::kArrival);
+        size_of(BufferKind::kArrival) += recv.bytes;
+        out.data = ProgramMessage{BufferKind::kArrival, region, recv.bytes, rail_peer(recv.peer),
+                                  tag(rail, TagPhase::kRail, k), rail, {}};
+        for (auto piece = first; piece != first + recv.piece_count; ++piece) {
+          if (piece->dst != me) continue;
+          out.data.copies.push_back({BufferKind::kArrival, region + piece->at, BufferKind::kRecv,
+                                     schedule_.recv_displs[piece->src] + piece->offset, piece->length});
+        }
+        out.first_forward = static_cast<std::uint32_t>(program_.forwards.size());
+        for (std::uint32_t i = schedule_.forward_send_begin[k]; i < schedule_.forward_send_begin[k + 1]; ++i) {
+          const Transfer& forward = schedule_.forward_sends[i];
+          std::vector<Range> pieces = ranges(forward, kind(BufferKind::kArrival));
+          for (Range& piece : pieces) piece.at += region;
+          program_.forwards.push_back(outgoing(pieces, node_peer(forward.peer), tag(node, TagPhase::kForward, k), node));
+        }
+        out.forward_count = static_cast<std::uint32_t>(program_.forwards.size()) - out.first_forward;
+      }
+      program_.rail_receives.push_back(std::move(out));
     }
   }
 
   const RankSchedule& schedule_;
   const ServerTopology& topology_;
-  StepBuilder builder_;
-  StepProgram& program_;
+  FastProgram& program_;
 };
 
 // Every rank must hold the same plan: compare the fingerprints (min == max).
@@ -171,9 +203,10 @@ void check_same_plan(MPI_Comm comm, std::uint64_t fingerprint) {
 
 }  // namespace
 
-StepProgram compile_schedule(const RankSchedule& schedule, std::size_t stages, const ServerTopology& topology) {
-  StepProgram program;
-  ScheduleCompiler(schedule, topology, program).compile(stages);
+FastProgram compile_schedule(const RankSchedule& schedule, const ServerTopology& topology, std::uint64_t chunk_bytes) {
+  FastProgram program;
+  program.chunk_bytes = chunk_bytes;
+  ScheduleCompiler(schedule, topology, program).compile();
   program.allocate();
   return program;
 }
@@ -182,7 +215,7 @@ void FastAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayou
   const FastPlan plan = build_fast_plan(counts, topology.map(), options_);
   check_same_plan(topology.comm(), plan_fingerprint(plan));
   const RankSchedule schedule = rank_schedule(plan, topology.rank());
-  program_ = compile_schedule(schedule, plan.stage_count(), topology);
+  program_ = compile_schedule(schedule, topology, chunk_bytes_);
   stages_ = static_cast<int>(plan.stage_count());
   plan_time_s_ = plan.plan_time_s;
 }

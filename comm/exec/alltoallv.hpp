@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/exec/fast_program.hpp"
 #include "comm/exec/layout.hpp"
 #include "comm/exec/server_topology.hpp"
 
@@ -32,6 +33,9 @@ class Alltoallv {
 
   // What the algorithm decided while preparing (auto: which algorithm it picked), or "".
   virtual std::string decision() const { return {}; }
+
+  // This rank's stages in the last execution, for a timeline (fast only; empty otherwise).
+  virtual std::vector<StageTimes> stage_times() const { return {}; }
 };
 
 // The algorithm names the factory knows, in the order the benchmark lists them.
@@ -43,6 +47,9 @@ struct AlgorithmSettings {
   std::uint64_t auto_threshold_bytes = 256U << 10;
   // fast: FastPlanOptions::quantum (0 = exact decomposition).
   std::uint64_t fast_quantum = 0;
+  // fast: rail data in messages of at most this many bytes (0 = one per stage);
+  // at or below the MPI's eager limit where its rendezvous serialises swaps.
+  std::uint64_t fast_chunk_bytes = 0;
 };
 
 // std::invalid_argument naming the known algorithms for an unknown name.

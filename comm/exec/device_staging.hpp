@@ -19,6 +19,7 @@ class DeviceStagedAlltoallv final : public Alltoallv {
   void execute(const std::byte* send, std::byte* recv) override;
   int stages() const override { return inner_->stages(); }
   std::string decision() const override { return inner_->decision(); }
+  std::vector<StageTimes> stage_times() const override { return inner_->stage_times(); }
 
  private:
   std::unique_ptr<Alltoallv> inner_;

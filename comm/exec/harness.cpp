@@ -39,6 +39,7 @@ Measurement measure_alltoallv(Alltoallv& algo, const ServerTopology& topology, c
     algo.execute(buffers.send(), buffers.recv());
     elapsed = MPI_Wtime() - start;
   }
+  result.stage_times = algo.stage_times();
   allreduce_yielding(MPI_IN_PLACE, seconds.data(), options.iterations, MPI_DOUBLE, MPI_MAX, comm);
   result.min_s = *std::min_element(seconds.begin(), seconds.end());
   result.max_s = *std::max_element(seconds.begin(), seconds.end());

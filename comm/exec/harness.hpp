@@ -29,6 +29,7 @@ struct Measurement {
   bool validated = false;
   std::uint64_t wrong = 0;
   std::vector<BadByte> first_bad;
+  std::vector<StageTimes> stage_times;  // this rank's, in the last timed iteration (fast only)
 };
 
 // Collective. Prepares `algo` for the pattern (counts already gathered), then checks and times it.

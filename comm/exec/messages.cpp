@@ -9,7 +9,7 @@ namespace nestfast::comm {
 
 namespace {
 
-constexpr int kPhases = 5;
+constexpr int kPhases = 6;
 
 MPI_Count as_count(std::uint64_t bytes) { return static_cast<MPI_Count>(bytes); }
 

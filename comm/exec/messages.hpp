@@ -22,7 +22,7 @@ class RequestBatch {
 // Distinct tags per phase and stage. Stages beyond the tag space wrap around,
 // which stays correct because MPI never reorders messages of one sender,
 // communicator and tag, and every step of a phase is posted in stage order.
-enum class TagPhase : int { kIntrinsic = 0, kBalance = 1, kRail = 2, kForward = 3, kPlain = 4 };
+enum class TagPhase : int { kIntrinsic = 0, kBalance = 1, kRail = 2, kForward = 3, kPlain = 4, kGrant = 5 };
 int phase_tag(MPI_Comm comm, TagPhase phase, int stage);
 
 // MPI_Waitall that gives the core away between polls. MPICH's own waits spin,

@@ -49,14 +49,15 @@ std::vector<int> consecutive_servers(int ranks, int servers) {
   return server;
 }
 
-ServerTopology::ServerTopology(MPI_Comm comm, int virtual_servers) : comm_(comm) {
+ServerTopology::ServerTopology(MPI_Comm comm, int virtual_servers, int nics_per_server) : comm_(comm) {
   int size = 0;
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size);
   if (virtual_servers < 0) {
     throw std::invalid_argument("virtual servers must be >= 0, got " + std::to_string(virtual_servers));
   }
-  map_ = ServerMap(virtual_servers == 0 ? servers_from_nodes(comm, size) : consecutive_servers(size, virtual_servers));
+  map_ = ServerMap(virtual_servers == 0 ? servers_from_nodes(comm, size) : consecutive_servers(size, virtual_servers),
+                   nics_per_server);
 
   rail_rank_of_.assign(size, 0);
   std::vector<int> rail_members(static_cast<std::size_t>(map_.max_gpus_per_server()), 0);

@@ -18,7 +18,8 @@ class ServerTopology {
   // Collective over `comm`. virtual_servers = 0: one server per shared-memory node.
   // Otherwise 1 <= virtual_servers <= ranks (std::invalid_argument if not); when the
   // ranks do not divide evenly, the first servers get one rank more.
-  ServerTopology(MPI_Comm comm, int virtual_servers);
+  // nics_per_server: see ServerMap (0 = one NIC per GPU).
+  ServerTopology(MPI_Comm comm, int virtual_servers, int nics_per_server = 0);
   ~ServerTopology();
   ServerTopology(const ServerTopology&) = delete;
   ServerTopology& operator=(const ServerTopology&) = delete;

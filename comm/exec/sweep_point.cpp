@@ -8,10 +8,10 @@ namespace nestfast::comm {
 
 PointResult measure_point(const ServerTopology& topology, const TrafficMatrix& demand, std::uint64_t bytes_per_rank,
                           const std::vector<std::string>& algos, const AlgorithmSettings& settings,
-                          const HarnessOptions& options, const RankBandwidth& bandwidth) {
+                          const HarnessOptions& options, const LinkRates& rates) {
   PointResult point;
   point.bytes_per_rank = bytes_per_rank;
-  point.lower_bound_s = lower_bound_s(demand, topology.map(), bandwidth);
+  point.lower_bound_s = lower_bound_seconds(demand, topology.map(), rates);
   const AlltoallvLayout layout = layout_of_rank(demand, topology.rank());
   const TrafficMatrix counts = gather_counts(topology.comm(), layout);
   ExchangeBuffers buffers(layout, topology.rank(), options.seed, options.device);

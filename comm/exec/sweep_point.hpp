@@ -8,20 +8,20 @@
 
 #include "comm/exec/alltoallv.hpp"
 #include "comm/exec/harness.hpp"
-#include "comm/exec/rank_bandwidth.hpp"
+#include "comm/plan/bounds.hpp"
 
 namespace nestfast::comm {
 
 struct PointResult {
   std::uint64_t bytes_per_rank = 0;  // the nominal size of the point
-  double lower_bound_s = 0;          // at the measured rank bandwidth
+  double lower_bound_s = 0;          // at the declared link rates (0: none declared)
   std::vector<Measurement> runs;     // one per algorithm, in request order
 };
 
 // Collective. `bytes_per_rank` is the point's nominal size (algbw divides it by the time).
 PointResult measure_point(const ServerTopology& topology, const TrafficMatrix& demand, std::uint64_t bytes_per_rank,
                           const std::vector<std::string>& algos, const AlgorithmSettings& settings,
-                          const HarnessOptions& options, const RankBandwidth& bandwidth);
+                          const HarnessOptions& options, const LinkRates& rates);
 
 // "(src 2, dst 1, offset 37)" for the first bad bytes, "" when there are none.
 std::string describe_bad_bytes(const std::vector<BadByte>& bad);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 #include "comm/exec/algo_auto.hpp"
@@ -39,7 +40,17 @@ TrafficMatrix request_traffic(const ValidationRequest& request, const Validation
   return demand;
 }
 
+// The rates the bound rests on: the configured NIC rate of the machine, or
+// the plan's cluster preset.
+LinkRates link_rates(const ValidationRequest& request, const ValidationSettings& settings, const ServerTopology& topology) {
+  LinkRates rates = rates_from_gpu(request.gpu_nic_Bps, request.gpu_scaleup_Bps, topology.map());
+  if (settings.nic_GBps > 0) rates.nic_Bps = settings.nic_GBps * 1e9;
+  return rates;
+}
+
 void check_settings(const ValidationSettings& settings) {
+  if (settings.nic_GBps < 0 || !std::isfinite(settings.nic_GBps)) throw std::invalid_argument("validate.nic_GBps must be >= 0");
+  if (settings.nics_per_server < 0) throw std::invalid_argument("validate.nics_per_server must be >= 0");
   if (settings.iterations < 1) throw std::invalid_argument("validate.iterations must be >= 1");
   if (settings.warmup < 0) throw std::invalid_argument("validate.warmup must be >= 0");
   if (settings.algos.empty()) throw std::invalid_argument("validate.algos is empty");
@@ -63,7 +74,9 @@ ValidationResult result_row(const ValidationRequest& request, const ServerTopolo
   row.algbw_GBps = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
   row.busbw_GBps = row.algbw_GBps * (ranks - 1) / ranks;
   row.lb_us = point.lower_bound_s * 1e6;
-  row.efficiency = run.avg_s > 0 ? point.lower_bound_s / run.avg_s : 0;
+  const Efficiency eff = efficiency(point.lower_bound_s, run.min_s, run.avg_s);
+  row.efficiency = eff.known() ? eff.value : std::numeric_limits<double>::quiet_NaN();
+  row.bound_violated = eff.bound_violated;
   row.wrong = run.wrong;
   if (request.predicted_bytes_per_rank > 0) {
     row.predicted_us = request.predicted_s * 1e6 * static_cast<double>(point.bytes_per_rank) /
@@ -96,9 +109,9 @@ std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSett
   const std::vector<std::uint64_t> sizes = parse_size_range(settings.sizes, "validate.sizes");
   if (std::none_of(requests.begin(), requests.end(), [&](const auto& r) { return runs(r, settings); })) return rows;
 
-  const ServerTopology topology(comm, settings.virtual_servers);
-  const RankBandwidth bandwidth = measure_rank_bandwidth(topology);
+  const ServerTopology topology(comm, settings.virtual_servers, settings.nics_per_server);
   AlgorithmSettings algorithm_settings;
+  algorithm_settings.fast_chunk_bytes = settings.fast_chunk_bytes;
   if (std::find(settings.algos.begin(), settings.algos.end(), "auto") != settings.algos.end()) {
     algorithm_settings.auto_threshold_bytes = measure_auto_threshold(topology).bytes;
   }
@@ -108,7 +121,8 @@ std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSett
     if (!runs(request, settings)) continue;
     for (const std::uint64_t size : sizes) {
       const TrafficMatrix demand = request_traffic(request, settings, topology.ranks(), size);
-      const PointResult point = measure_point(topology, demand, size, settings.algos, algorithm_settings, options, bandwidth);
+      const PointResult point =
+          measure_point(topology, demand, size, settings.algos, algorithm_settings, options, link_rates(request, settings, topology));
       for (const Measurement& run : point.runs) rows.push_back(result_row(request, topology, point, run));
     }
   }

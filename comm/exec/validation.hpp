@@ -19,6 +19,12 @@ struct ValidationSettings {
   std::vector<std::string> algos = {"fast", "mpi", "pairwise"};
   std::string skew = "zipf:0.8";               // token-routing skew of the generated traffic
   int virtual_servers = 0;                     // 0 = servers from the shared-memory node split
+  int nics_per_server = 0;                     // 0 = one NIC per GPU (ServerMap)
+  // The NIC rate of the machine the validation runs on, GB/s per NIC and
+  // direction; 0 = the rate the plan's cluster preset declares (the job runs
+  // on the cluster it plans for).
+  double nic_GBps = 0;
+  std::uint64_t fast_chunk_bytes = 0;          // AlgorithmSettings::fast_chunk_bytes
   int iterations = 5;
   int warmup = 1;
   std::uint64_t seed = 1;
@@ -36,6 +42,10 @@ struct ValidationRequest {
   int top_k = 1;
   double predicted_s = 0;       // the solver's predicted time for one such all-to-all
   std::uint64_t predicted_bytes_per_rank = 0;  // the size the prediction is for
+  // The link rates the plan's cluster declares, per GPU and direction (bytes/s):
+  // across servers and inside one. The lower bound rests on them.
+  double gpu_nic_Bps = 0;
+  double gpu_scaleup_Bps = 0;
 };
 
 struct ValidationResult {
@@ -49,8 +59,10 @@ struct ValidationResult {
   double time_us_max = 0;
   double algbw_GBps = 0;
   double busbw_GBps = 0;
-  double lb_us = 0;              // server lower bound (comm.md section 4) at the measured rank bandwidth
-  double efficiency = 0;         // lb_us / time_us_avg
+  double lb_us = 0;              // lower bound (comm.md section 4) at the declared link rates; 0: none declared
+  double efficiency = 0;         // lb_us / time_us_avg in (0, 1]; NaN where unknown (no bound, or an
+                                 // iteration beat it: the declared rates are below the real ones)
+  bool bound_violated = false;   // an iteration was faster than lb_us
   std::uint64_t wrong = 0;       // bytes that arrived wrong
   double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank (0: none given)
   std::string picked;            // the algorithm that ran: algo itself, or auto's choice

@@ -197,14 +197,16 @@ class StageMatcher {
 
 }  // namespace
 
-BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int size, std::uint64_t line_sum) {
+BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int size, std::uint64_t line_sum,
+                                  std::size_t stage_limit) {
   BirkhoffStages out;
   if (size <= 0 || line_sum == 0) return out;
   const auto n = static_cast<std::size_t>(size);
   // Room for the worst case up front, so the stage loop never allocates;
   // capped at 64 Mi permutation entries (beyond ~8000 servers it may grow).
   const std::size_t most_stages = n * n - 2 * n + 2;
-  const std::size_t reserved = std::min(most_stages, std::max<std::size_t>(1, (std::size_t{1} << 26) / n));
+  const std::size_t reserved =
+      std::min({most_stages, stage_limit, std::max<std::size_t>(1, (std::size_t{1} << 26) / n)});
   std::vector<std::uint64_t> weights;
   std::vector<std::int32_t> perms;
   weights.reserve(reserved);
@@ -215,6 +217,10 @@ BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int 
   matcher.match_all();
   std::uint64_t left = line_sum;
   while (left > 0) {
+    if (weights.size() == stage_limit) {
+      out.complete = false;
+      break;
+    }
     const std::uint64_t weight = matcher.smallest_matched();
     weights.push_back(weight);
     perms.insert(perms.end(), matcher.mates().begin(), matcher.mates().end());

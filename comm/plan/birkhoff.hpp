@@ -12,6 +12,7 @@ struct BirkhoffStages {
   std::vector<std::uint64_t> weights;
   std::vector<std::int32_t> perms;    // stage k: [k*size, (k+1)*size), perm[row] = column
   std::vector<std::uint32_t> order;
+  bool complete = true;  // false: stopped at the stage limit, the stages do not re-sum to the matrix
 };
 
 // Raises entries of the size x size row-major `matrix` so that every row and
@@ -26,6 +27,8 @@ std::uint64_t pad_to_equal_line_sums(std::vector<std::uint64_t>& matrix, int siz
 // kept and only rows whose entry hit zero are re-matched, by a shortest
 // augmenting path; every stage zeroes at least one entry, so there are at
 // most size^2 - 2 size + 2 stages. Flat arrays, no allocation per stage.
-BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int size, std::uint64_t line_sum);
+// Stops (complete = false) once `stage_limit` stages are found and more are needed.
+BirkhoffStages birkhoff_decompose(const std::vector<std::uint64_t>& matrix, int size, std::uint64_t line_sum,
+                                  std::size_t stage_limit = static_cast<std::size_t>(-1));
 
 }  // namespace nestfast::comm

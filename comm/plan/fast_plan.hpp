@@ -26,11 +26,23 @@
 
 namespace nestfast::comm {
 
+// How the server matrix becomes stages.
+enum class StageMethod : int {
+  automatic = 0,  // the least padded_line_sum + stages x stage_cost_bytes of the ones below
+  birkhoff = 1,   // exact Birkhoff decomposition: least total weight, up to S^2 - 2S + 2 stages
+  cover = 2,      // greedy cover (stage_cover.hpp): about S stages, some weight over the bound
+};
+
 struct FastPlanOptions {
   // Round every server-matrix entry up to a multiple of this many bytes before
-  // the decomposition (0 = exact). Cuts the stage count; the cost shows in
-  // padded_line_sum versus the lower bound.
+  // an exact decomposition (0 = exact; > 1 implies StageMethod::birkhoff).
+  // Cuts the stage count; the cost shows in padded_line_sum versus the lower bound.
   std::uint64_t quantum = 0;
+  StageMethod method = StageMethod::automatic;
+  // What one more stage costs the executor, in bytes of NIC time (its
+  // per-stage latency x the NIC rate): alpha of sum(w_k) + K alpha. At 0
+  // stages are free and automatic means birkhoff.
+  std::uint64_t stage_cost_bytes = 0;
 };
 
 // A byte range of the original demand: bytes [offset, offset + length) of
@@ -82,10 +94,17 @@ struct FastPlan {
   // S x S row-major. server_matrix[s][t] = the most bytes one lane of s sends
   // to t after the balance (the per-NIC load); 0 on the diagonal.
   std::vector<std::uint64_t> server_matrix;
-  // Quantised and padded: every row and column sums to padded_line_sum.
+  // What the stages carry per server pair, sum of w_k over the stages that
+  // pair s with t (for birkhoff: the quantised and padded server matrix);
+  // every row and column sums to padded_line_sum, and every entry is at
+  // least the server matrix's.
   std::vector<std::uint64_t> padded_matrix;
   std::uint64_t padded_line_sum = 0;
 
+  // The method that made the stages (never automatic), and for a cover the
+  // piece cap it split entries at (0 = unsplit).
+  StageMethod method = StageMethod::birkhoff;
+  std::uint64_t piece_cap = 0;
   // Stages by decreasing weight (ties in the order they were found).
   std::vector<std::uint64_t> stage_weights;
   std::vector<std::int32_t> stage_perms;    // stage k: [k*S, (k+1)*S), perm[s] = destination server (s = idle)

@@ -6,7 +6,12 @@
 
 namespace nestfast::comm {
 
-ServerMap::ServerMap(std::vector<int> rank_server) : rank_server_(std::move(rank_server)) {
+ServerMap::ServerMap(std::vector<int> rank_server, int nics_per_server)
+    : rank_server_(std::move(rank_server)), nics_per_server_(nics_per_server) {
+  if (nics_per_server < 0) {
+    throw std::invalid_argument("server map: NICs per server must be >= 0 (0 = one per GPU), got " +
+                                std::to_string(nics_per_server));
+  }
   int servers = 0;
   for (std::size_t r = 0; r < rank_server_.size(); ++r) {
     if (rank_server_[r] < 0) {
@@ -36,14 +41,14 @@ ServerMap::ServerMap(std::vector<int> rank_server) : rank_server_(std::move(rank
   }
 }
 
-ServerMap ServerMap::uniform(int servers, int gpus_per_server) {
+ServerMap ServerMap::uniform(int servers, int gpus_per_server, int nics_per_server) {
   if (servers < 1 || gpus_per_server < 1) {
     throw std::invalid_argument("server map: need servers >= 1 and gpus per server >= 1 (got " +
                                 std::to_string(servers) + " x " + std::to_string(gpus_per_server) + ")");
   }
   std::vector<int> rank_server(static_cast<std::size_t>(servers) * gpus_per_server);
   for (std::size_t r = 0; r < rank_server.size(); ++r) rank_server[r] = static_cast<int>(r) / gpus_per_server;
-  return ServerMap(std::move(rank_server));
+  return ServerMap(std::move(rank_server), nics_per_server);
 }
 
 }  // namespace nestfast::comm

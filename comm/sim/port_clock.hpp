@@ -1,7 +1,8 @@
 #pragma once
-// The resource model under every schedule the flow model plays: each GPU's
-// NIC uplink and downlink and its scale-up uplink and downlink carry one
-// message at a time at full bandwidth; a message starts when its sender's
+// The resource model under every schedule the flow model plays: each NIC's
+// uplink and downlink (one NIC per GPU, or shared where a server has fewer)
+// and each GPU's scale-up uplink and downlink carry one message at a time at
+// full bandwidth; a message starts when its sender's
 // uplink and receiver's downlink are free and its data is ready, and arrives
 // one latency after its last byte leaves. In step-synchronous mode a message
 // also waits for both ends to have finished their previous step.
@@ -26,6 +27,7 @@ class PortClock {
   double finish() const { return finish_; }
 
  private:
+  int nic_owner(int rank) const;  // the rank whose NIC port `rank` uses
   const ServerMap& map_;
   TwoTierModel model_;
   std::vector<double> nic_up_, nic_down_, scaleup_up_, scaleup_down_;

@@ -27,18 +27,20 @@ void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::comm::ValidationSettings& s, unsigned) {
-  ar& s.enabled& s.all_plans& s.sizes& s.algos& s.skew& s.virtual_servers& s.iterations& s.warmup& s.seed;
+  ar& s.enabled& s.all_plans& s.sizes& s.algos& s.skew& s.virtual_servers& s.nics_per_server& s.nic_GBps& s.fast_chunk_bytes&
+      s.iterations& s.warmup& s.seed;
 }
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::comm::ValidationRequest& s, unsigned) {
-  ar& s.plan_row& s.ep& s.experts& s.top_k& s.predicted_s& s.predicted_bytes_per_rank;
+  ar& s.plan_row& s.ep& s.experts& s.top_k& s.predicted_s& s.predicted_bytes_per_rank& s.gpu_nic_Bps& s.gpu_scaleup_Bps;
 }
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::comm::ValidationResult& s, unsigned) {
   ar& s.plan_row& s.algo& s.bytes_per_rank& s.servers& s.gpus_per_server& s.time_us_min& s.time_us_avg& s.time_us_max&
-      s.algbw_GBps& s.busbw_GBps& s.lb_us& s.efficiency& s.wrong& s.predicted_us;
+      s.algbw_GBps& s.busbw_GBps& s.lb_us& s.efficiency& s.bound_violated& s.wrong& s.predicted_us& s.picked& s.stages&
+      s.first_bad;
 }
 
 template <class Archive>

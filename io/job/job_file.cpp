@@ -244,7 +244,8 @@ void read_validate(const JobReader& reader, const toml::table& root, JobSpec& jo
   const toml::table* table = reader.table_at(root, "validate", "validate");
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "validate.", {"enabled", "all", "sizes", "algos", "skew", "virtual_servers",
-                                                   "iterations", "warmup", "seed"});
+                                                   "nics_per_server", "nic_GBps", "fast_chunk", "iterations", "warmup",
+                                                   "seed"});
   comm::ValidationSettings& validate = job.validate;
   if (const auto* node = table->get("enabled")) validate.enabled = reader.bool_value(*node, "validate.enabled");
   if (const auto* node = table->get("all")) validate.all_plans = reader.bool_value(*node, "validate.all");
@@ -267,6 +268,20 @@ void read_validate(const JobReader& reader, const toml::table& root, JobSpec& jo
   }
   if (const auto* node = table->get("virtual_servers")) {
     validate.virtual_servers = static_cast<int>(reader.integer_value(*node, "validate.virtual_servers", 0, 1 << 20));
+  }
+  if (const auto* node = table->get("nics_per_server")) {
+    validate.nics_per_server = static_cast<int>(reader.integer_value(*node, "validate.nics_per_server", 0, 1 << 20));
+  }
+  if (const auto* node = table->get("nic_GBps")) {
+    const std::optional<double> value = node->value<double>();
+    if (!value || !std::isfinite(*value) || *value <= 0) {
+      reader.fail(JobReader::line_of(*node), "validate.nic_GBps", "must be a number > 0 (GB/s per NIC and direction)");
+    }
+    validate.nic_GBps = *value;
+  }
+  if (const auto* node = table->get("fast_chunk")) {
+    validate.fast_chunk_bytes = comm::parse_size(reader.string_value(*node, "validate.fast_chunk"),
+                                                 reader.at(JobReader::line_of(*node), "validate.fast_chunk"), true);
   }
   if (const auto* node = table->get("iterations")) {
     validate.iterations = static_cast<int>(reader.integer_value(*node, "validate.iterations", 1, 100000));

@@ -95,6 +95,12 @@ std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, Exe
   request.experts = model.moe.num_experts;
   request.top_k = model.moe.top_k;
   request.predicted_bytes_per_rank = static_cast<std::uint64_t>(work.ep_bytes);
+  // The bound rests on the line rates the cluster declares: a GPU's NIC (the
+  // first level above its node) and its scale-up link; oversubscription only
+  // slows links down, so the raw rates keep the bound a bound.
+  const auto& levels = point.problem.cluster.levels;
+  if (!levels.empty()) request.gpu_scaleup_Bps = levels.front().bandwidth_Bps;
+  if (levels.size() > 1) request.gpu_nic_Bps = levels[1].bandwidth_Bps;
   request.predicted_s = plan.ep > 1 ? all_to_all_fast_time(point.problem.cluster, layout.ep_group, work.ep_bytes,
                                                            plan.expert_imbalance)
                                     : 0.0;

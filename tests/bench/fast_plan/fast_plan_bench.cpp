@@ -4,11 +4,16 @@
 // targets here: <= 30 us at 8, <= 2 ms at 40, <= 30 ms at 128 servers.
 //   build_fast_plan: everything a rank computes (server matrix, balance with
 //                    provenance, padding, Birkhoff stages, the plan's copy of the demand)
+//   latency_aware:   the same with a stage cost of 2 us at 50 GB/s (100 kB): the
+//                    decomposition of least sum(w) + K alpha (issue 18 target:
+//                    <= 4S stages, <= 5% over the bound, <= 30 ms at 128 x 8);
+//                    counters: stages, loss (padded line sum / bound - 1), cover (1 if chosen)
 //   birkhoff:        the decomposition of the padded server matrix alone
 //   rank_schedule:   one rank's explicit piece lists (what an executor expands)
 #include <benchmark/benchmark.h>
 
 #include "comm/plan/birkhoff.hpp"
+#include "comm/plan/bounds.hpp"
 #include "comm/plan/fast_plan.hpp"
 #include "comm/workload/workload.hpp"
 
@@ -35,11 +40,27 @@ void BM_BuildFastPlan(benchmark::State& state) {
   state.SetLabel(workload_of(static_cast<int>(state.range(1))));
 }
 
+void BM_LatencyAwarePlan(benchmark::State& state) {
+  const auto servers = static_cast<int>(state.range(0));
+  const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
+  const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
+  const FastPlanOptions options{.stage_cost_bytes = 100000};
+  FastPlan plan;
+  for (auto _ : state) {
+    plan = build_fast_plan(demand, map, options);
+    benchmark::DoNotOptimize(plan.stage_weights.data());
+  }
+  state.counters["stages"] = static_cast<double>(plan.stage_count());
+  state.counters["loss"] = static_cast<double>(plan.padded_line_sum) / server_bound_bytes(demand, map) - 1;
+  state.counters["cover"] = plan.method == StageMethod::cover ? 1 : 0;
+  state.SetLabel(workload_of(static_cast<int>(state.range(1))));
+}
+
 void BM_Birkhoff(benchmark::State& state) {
   const auto servers = static_cast<int>(state.range(0));
   const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
   const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
-  const FastPlan plan = build_fast_plan(demand, map);
+  const FastPlan plan = build_fast_plan(demand, map, {.method = StageMethod::birkhoff});
   for (auto _ : state) {
     BirkhoffStages stages = birkhoff_decompose(plan.padded_matrix, servers, plan.padded_line_sum);
     benchmark::DoNotOptimize(stages.weights.data());
@@ -70,6 +91,7 @@ void server_counts(benchmark::internal::Benchmark* bench) {
 }
 
 BENCHMARK(BM_BuildFastPlan)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LatencyAwarePlan)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Birkhoff)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RankSchedule)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 

@@ -19,8 +19,14 @@ grep -q '^verify *ok' uneven.out || fail "uneven servers: $(cat uneven.out)"
 # 2. JSON, checked without our code: stages are permutations that re-sum to the
 #    padded matrix, every GPU's sends are at most the stage weight, and the
 #    per-GPU transfers deliver every byte of the demand exactly once.
+#    The same for cover schedules (about S stages that carry at least the
+#    server matrix), at a stage cost (fewest stages) and at none (lightest).
 "$NESTFAST" a2a plan --servers 3 --gpus-per-server 3 --workload random --bytes-per-rank 4K --seed 7 --json > plan.json
-python3 - plan.json <<'PY'
+"$NESTFAST" a2a plan --servers 5 --gpus-per-server 2 --workload random --bytes-per-rank 4K --seed 7 --method cover --json > cover.json
+"$NESTFAST" a2a plan --servers 7 --gpus-per-server 2 --workload moe:6,1,1.5 --bytes-per-rank 4K --seed 3 --method cover \
+  --stage-cost-us 0 --json > light.json
+for file in plan.json cover.json light.json; do
+python3 - "$file" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 for key in ("servers", "gpus_per_server", "rank_server", "demand", "server_matrix", "padded_matrix", "stages",
@@ -35,6 +41,11 @@ for st in p["stages"]:
     for s, t in enumerate(st["perm"]):
         resum[s][t] += st["weight"]
 assert resum == p["padded_matrix"], "stages do not re-sum to the padded matrix"
+for s_ in range(S):
+    for t in range(S):
+        assert p["padded_matrix"][s_][t] >= p["server_matrix"][s_][t], "stages carry less than the server matrix"
+if p["method"] == "cover":
+    assert len(p["stages"]) <= 4 * S, ("a cover with", len(p["stages"]), "stages on", S, "servers")
 sums = {sum(r) for r in p["padded_matrix"]} | {sum(c) for c in zip(*p["padded_matrix"])}
 assert len(sums) == 1, sums
 weights = [st["weight"] for st in p["stages"]]
@@ -68,8 +79,9 @@ for src in range(N):
             assert off == at, (src, dst, "gap or overlap at", at)
             at += length
         assert at == D[src][dst], (src, dst, at, D[src][dst])
-print("json plan checked:", len(p["stages"]), "stages,", N, "ranks")
+print("json plan checked:", p["method"], len(p["stages"]), "stages,", N, "ranks")
 PY
+done
 # Above 64 ranks the per-GPU transfers are left out unless asked for.
 "$NESTFAST" a2a plan --servers 9 --gpus-per-server 8 --bytes-per-rank 8K --json > big.json
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert "transfers" not in p and "demand" in p' big.json
@@ -103,13 +115,15 @@ expect_usage_error --servers 2 --simulate --nic-GBps 0
 expect_usage_error --servers 200 --gpus-per-server 100
 
 # 5. Determinism: the same plan on every run and at -O0 and -O2.
-fingerprint() { "$NESTFAST" a2a plan --servers "$1" --gpus-per-server "$2" --workload "$3" --bytes-per-rank "$4" --seed "$5" --quantum "$6" | awk '/^fingerprint/ {print $2}'; }
-for config in "8 8 zipf:0.8 33554432 1 0" "5 3 random 1000003 4 0" "12 4 hot:5 65536 2 4096" "7 2 moe:14,2,1.2 99999 9 0"; do
+# The last field is the stage cost in us (at the default 50 GB/s: x 50000 bytes); 0 = exact stages.
+fingerprint() { "$NESTFAST" a2a plan --servers "$1" --gpus-per-server "$2" --workload "$3" --bytes-per-rank "$4" --seed "$5" --quantum "$6" --stage-cost-us "$7" | awk '/^fingerprint/ {print $2}'; }
+for config in "8 8 zipf:0.8 33554432 1 0 2" "5 3 random 1000003 4 0 0" "12 4 hot:5 65536 2 4096 2" "7 2 moe:14,2,1.2 99999 9 0 20" "16 4 random 4000000 3 0 2"; do
   set -- $config
   a=$(fingerprint "$@"); b=$(OMP_NUM_THREADS=1 fingerprint "$@")
   [ -n "$a" ] && [ "$a" = "$b" ] || fail "two runs differ for $config: $a $b"
   if [ -n "${PLAN_FINGERPRINT_O0:-}" ]; then
-    o0=$("$PLAN_FINGERPRINT_O0" "$@"); o2=$("$PLAN_FINGERPRINT_O2" "$@")
+    cost=$(( $7 * 50000 ))
+    o0=$("$PLAN_FINGERPRINT_O0" "${@:1:6}" "$cost"); o2=$("$PLAN_FINGERPRINT_O2" "${@:1:6}" "$cost")
     [ "$a" = "$o0" ] && [ "$a" = "$o2" ] || fail "fingerprints differ across optimisation levels for $config: nestfast $a, -O0 $o0, -O2 $o2"
   else
     fail "PLAN_FINGERPRINT_O0 not set (the -O0 fingerprint program was not built)"

@@ -24,22 +24,35 @@ namespace {
 using test_world::world_rank;
 using test_world::world_size;
 
-TEST(FastProgram, OneRailReceiveAndSendPerStepAndNoEmptyMessage) {
+TEST(FastProgram, OneRailSendAndReceivePerStageOnTheRailAndNoEmptyMessage) {
   const ServerTopology topology(MPI_COMM_WORLD, 4 <= world_size() ? 4 : world_size());
   const TrafficMatrix demand = make_workload("zipf:0.8", world_size(), 6000, 3);
   const FastPlan plan = build_fast_plan(demand, topology.map());
   ASSERT_GT(plan.stage_count(), 1U);
-  const StepProgram program = compile_schedule(rank_schedule(plan, world_rank()), plan.stage_count(), topology);
-  EXPECT_LE(program.steps.size(), plan.stage_count() + 2);
-  for (const Step& step : program.steps) {
-    int rail_receives = 0, rail_sends = 0;
-    for (const Message& message : step.messages) {
-      EXPECT_GT(message.bytes, 0U);
-      EXPECT_TRUE(message.comm == topology.rail_comm() || message.comm == topology.node_comm());
-      if (message.comm == topology.rail_comm()) (message.send ? rail_sends : rail_receives) += 1;
+  const FastProgram program = compile_schedule(rank_schedule(plan, world_rank()), topology);
+  auto increasing = [](const auto& list) {
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      if (list[i].stage <= list[i - 1].stage) return false;
     }
-    EXPECT_LE(rail_receives, 1);
-    EXPECT_LE(rail_sends, 1);
+    return true;
+  };
+  EXPECT_TRUE(increasing(program.rail_sends));
+  EXPECT_TRUE(increasing(program.rail_receives));
+  EXPECT_LE(program.rail_sends.size(), plan.stage_count());
+  for (const RailSend& send : program.rail_sends) {
+    EXPECT_GT(send.data.bytes, 0U);
+    EXPECT_EQ(send.data.comm, topology.rail_comm());
+    EXPECT_NE(send.grant_tag, send.data.tag);
+  }
+  for (const RailReceive& receive : program.rail_receives) {
+    EXPECT_GT(receive.data.bytes, 0U);
+    EXPECT_EQ(receive.data.comm, topology.rail_comm());
+  }
+  for (const auto* list : {&program.balance_receives, &program.node_receives, &program.node_sends, &program.forwards}) {
+    for (const ProgramMessage& message : *list) {
+      EXPECT_GT(message.bytes, 0U);
+      EXPECT_EQ(message.comm, topology.node_comm());
+    }
   }
 }
 
@@ -64,6 +77,8 @@ TEST(FastProgram, SkewedWorkloadsMoveBalanceBytesAndArriveExactly) {
       EXPECT_EQ(run(exact, topology, demand).wrong, 0U) << workload << " on " << servers << " servers";
       FastAlltoallv quantised(FastPlanOptions{.quantum = 4096});
       EXPECT_EQ(run(quantised, topology, demand).wrong, 0U) << workload << " quantised";
+      FastAlltoallv chunked({}, 1000);  // rail data in 1000-byte messages
+      EXPECT_EQ(run(chunked, topology, demand).wrong, 0U) << workload << " chunked";
     }
   }
 }
@@ -89,7 +104,7 @@ TEST(DeviceBuffers, EveryAlgorithmDeliversFromAndToTheGpu) {
   if (without != 0) GTEST_SKIP() << "not every rank sees a GPU (back-end " << gpu::backend_name() << ")";
   const ServerTopology topology(MPI_COMM_WORLD, 2);
   const TrafficMatrix demand = make_workload("zipf:0.8", world_size(), 40003, 13);
-  const RankBandwidth no_bound{};
+  const LinkRates no_bound{};
   const PointResult point = measure_point(topology, demand, 40003, alltoallv_algorithm_names(), {},
                                           HarnessOptions{.iterations = 1, .warmup = 0, .seed = 13, .device = true},
                                           no_bound);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "comm/exec/validation.hpp"
@@ -29,7 +30,7 @@ ValidationSettings small_settings() {
 // inside one server has no cross-server bytes and a zero server bound).
 ValidationRequest moe_request() {
   return {.plan_row = 3, .ep = world_size(), .experts = 2 * world_size(), .top_k = 2, .predicted_s = 1e-3,
-          .predicted_bytes_per_rank = 8192};
+          .predicted_bytes_per_rank = 8192, .gpu_nic_Bps = 50e9, .gpu_scaleup_Bps = 450e9};
 }
 
 TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {
@@ -49,9 +50,42 @@ TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {
     EXPECT_GT(row.time_us_avg, 0.0);
     EXPECT_LE(row.time_us_min, row.time_us_avg);
     EXPECT_LE(row.time_us_avg, row.time_us_max);
-    EXPECT_GT(row.lb_us, 0.0);
+    EXPECT_GT(row.lb_us, 0.0);  // at the request's declared 50 GB/s per GPU
+    // An efficiency is a fraction the fastest iteration allows, or unknown.
+    if (row.bound_violated) EXPECT_TRUE(std::isnan(row.efficiency));
+    else EXPECT_TRUE(row.efficiency > 0 && row.efficiency <= 1) << row.efficiency;
+    EXPECT_LE(row.efficiency, 1.0);
     EXPECT_DOUBLE_EQ(row.predicted_us, i < 3 ? 500.0 : 1000.0);
   }
+}
+
+// The bound rests on declared rates only: none declared, none given; the
+// machine's NIC rate (validate.nic_GBps) replaces the preset's; a rate far
+// below what shared memory carries is beaten, and then no efficiency is given.
+TEST(ValidationPhase, TheBoundRestsOnTheDeclaredRates) {
+  ValidationSettings settings = small_settings();
+  settings.sizes = "64K";
+  settings.algos = {"pairwise"};
+  ValidationRequest undeclared = moe_request();
+  undeclared.gpu_nic_Bps = 0;
+  const auto none = run_validation(MPI_COMM_WORLD, settings, {undeclared});
+  ASSERT_EQ(none.size(), 1U);
+  EXPECT_EQ(none[0].lb_us, 0.0);
+  EXPECT_TRUE(std::isnan(none[0].efficiency));
+  EXPECT_FALSE(none[0].bound_violated);
+
+  const auto preset = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
+  settings.nic_GBps = 25;  // per NIC: half the preset's 50 GB/s per GPU, so twice the bound
+  const auto machine = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
+  ASSERT_EQ(preset.size(), 1U);
+  ASSERT_EQ(machine.size(), 1U);
+  EXPECT_DOUBLE_EQ(machine[0].lb_us, 2 * preset[0].lb_us);
+
+  settings.nic_GBps = 1e-6;  // 1 kB/s: every iteration beats this "bound"
+  const auto slow = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
+  ASSERT_EQ(slow.size(), 1U);
+  EXPECT_TRUE(slow[0].bound_violated);
+  EXPECT_TRUE(std::isnan(slow[0].efficiency));
 }
 
 TEST(ValidationPhase, DensePlansRunOnlyWithAllPlans) {

@@ -1,16 +1,15 @@
-#include "comm/exec/rank_bandwidth.hpp"
+#include "comm/exec/bandwidth_probe.hpp"
 
 #include <algorithm>
 #include <vector>
 
 #include "comm/exec/messages.hpp"
-#include "comm/plan/bounds.hpp"
 
 namespace nestfast::comm {
 
-RankBandwidth measure_rank_bandwidth(const ServerTopology& topology, std::uint64_t bytes, int repeats) {
+BandwidthProbe probe_rank_bandwidth(const ServerTopology& topology, std::uint64_t bytes, int repeats) {
   const int n = topology.ranks(), me = topology.rank();
-  RankBandwidth result;
+  BandwidthProbe result;
   result.message_bytes = bytes;
   result.shift = topology.map().servers() > 1 ? topology.map().max_gpus_per_server() % n : n / 2;
   if (n == 1 || result.shift == 0) return result;
@@ -32,16 +31,6 @@ RankBandwidth measure_rank_bandwidth(const ServerTopology& topology, std::uint64
   }
   result.bytes_per_s = best > 0 ? static_cast<double>(bytes) / best : 0;
   return result;
-}
-
-double lower_bound_s(const TrafficMatrix& demand, const ServerMap& map, const RankBandwidth& bandwidth) {
-  if (bandwidth.bytes_per_s <= 0) return 0;
-  if (map.servers() > 1) return server_bound_bytes(demand, map) / bandwidth.bytes_per_s;
-  std::uint64_t most = 0;
-  for (int r = 0; r < demand.ranks(); ++r) {
-    most = std::max({most, demand.row_sum(r) - demand(r, r), demand.col_sum(r) - demand(r, r)});
-  }
-  return static_cast<double>(most) / bandwidth.bytes_per_s;
 }
 
 }  // namespace nestfast::comm
