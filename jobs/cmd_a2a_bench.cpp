@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "comm/exec/device_staging.hpp"
 #include "comm/exec/size_range.hpp"
 #include "comm/exec/bandwidth_probe.hpp"
+#include "comm/exec/stage_cost.hpp"
 #include "comm/exec/sweep_point.hpp"
 #include "io/presets/presets.hpp"
 #include "comm/workload/workload.hpp"
@@ -176,6 +178,13 @@ int run_bench(const BenchOptions& options) {
   const comm::LinkRates rates = declared_rates(options, topology.map(), rates_source);
   comm::BandwidthProbe probe;
   if (options.probe) probe = comm::probe_rank_bandwidth(topology);
+  // fast's alpha: its measured per-stage cost at the declared NIC rate (without a rate, stages count as free).
+  double stage_cost_s = 0;
+  const bool runs_fast = std::any_of(algos.begin(), algos.end(), [](const std::string& a) { return a == "fast" || a == "auto"; });
+  if (runs_fast && rates.nic_Bps > 0) {
+    stage_cost_s = comm::measure_fast_stage_cost(topology);
+    settings.fast_stage_cost_bytes = static_cast<std::uint64_t>(std::llround(stage_cost_s * rates.nic_Bps));
+  }
   const int node_ranks = ranks_on_this_node();
   const unsigned cores = std::thread::hardware_concurrency();
   const comm::HarnessOptions harness{.iterations = options.iterations, .warmup = options.warmup,
@@ -205,7 +214,11 @@ int run_bench(const BenchOptions& options) {
                   " a measurement, not a bound\n",
                   probe.bytes_per_s / 1e9, comm::format_size(probe.message_bytes).c_str(), probe.shift);
     }
-    std::printf("# stages: communication rounds (fast: rail stages)\n");
+    std::printf("# stages: communication rounds (fast: rail stages");
+    if (settings.fast_stage_cost_bytes > 0) {
+      std::printf(", chosen for the least sum(w) + stages x %.3g us, fast's measured stage cost", stage_cost_s * 1e6);
+    }
+    std::printf(")\n");
     std::printf("# Size: bytes sent per rank; latencies: the slowest rank's, %d iterations after %d warm-up\n",
                 options.iterations, options.warmup);
     std::printf("# #wrong: bytes wrong after one checked exchange (splitmix64 words)%s\n",

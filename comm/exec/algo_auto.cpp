@@ -11,8 +11,7 @@ namespace nestfast::comm {
 
 void AutoAlltoallv::prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix& counts) {
   const std::uint64_t mean_bytes = counts.ranks() == 0 ? 0 : counts.total() / counts.ranks();
-  if (mean_bytes < threshold_bytes_) picked_ = std::make_unique<MpiAlltoallv>();
-  else picked_ = std::make_unique<FastAlltoallv>();
+  picked_ = make_alltoallv(mean_bytes < settings_.auto_threshold_bytes ? "mpi" : "fast", settings_);
   picked_->prepare(topology, layout, counts);
 }
 

@@ -11,7 +11,8 @@ namespace nestfast::comm {
 
 class AutoAlltoallv final : public Alltoallv {
  public:
-  explicit AutoAlltoallv(std::uint64_t threshold_bytes) : threshold_bytes_(threshold_bytes) {}
+  // fast runs with `settings` (its chunking and stage cost); the threshold is settings.auto_threshold_bytes.
+  explicit AutoAlltoallv(const AlgorithmSettings& settings) : settings_(settings) {}
   std::string name() const override { return "auto"; }
   void prepare(const ServerTopology& topology, const AlltoallvLayout& layout, const TrafficMatrix& counts) override;
   void execute(const std::byte* send, std::byte* recv) override { picked_->execute(send, recv); }
@@ -20,7 +21,7 @@ class AutoAlltoallv final : public Alltoallv {
   std::vector<StageTimes> stage_times() const override { return picked_ ? picked_->stage_times() : std::vector<StageTimes>{}; }
 
  private:
-  std::uint64_t threshold_bytes_;
+  AlgorithmSettings settings_;
   std::unique_ptr<Alltoallv> picked_;
 };
 

@@ -15,9 +15,11 @@ const std::vector<std::string>& alltoallv_algorithm_names() {
 
 std::unique_ptr<Alltoallv> make_alltoallv(const std::string& name, const AlgorithmSettings& settings) {
   if (name == "fast") {
-    return std::make_unique<FastAlltoallv>(FastPlanOptions{.quantum = settings.fast_quantum}, settings.fast_chunk_bytes);
+    return std::make_unique<FastAlltoallv>(
+        FastPlanOptions{.quantum = settings.fast_quantum, .stage_cost_bytes = settings.fast_stage_cost_bytes},
+        settings.fast_chunk_bytes);
   }
-  if (name == "auto") return std::make_unique<AutoAlltoallv>(settings.auto_threshold_bytes);
+  if (name == "auto") return std::make_unique<AutoAlltoallv>(settings);
   if (name == "mpi") return std::make_unique<MpiAlltoallv>();
   if (name == "pairwise") return std::make_unique<PairwiseAlltoallv>();
   if (name == "fanout") return std::make_unique<FanoutAlltoallv>();

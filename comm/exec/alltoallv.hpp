@@ -50,6 +50,8 @@ struct AlgorithmSettings {
   // fast: rail data in messages of at most this many bytes (0 = one per stage);
   // at or below the MPI's eager limit where its rendezvous serialises swaps.
   std::uint64_t fast_chunk_bytes = 0;
+  // fast: FastPlanOptions::stage_cost_bytes (0 = stages are free: exact decomposition).
+  std::uint64_t fast_stage_cost_bytes = 0;
 };
 
 // std::invalid_argument naming the known algorithms for an unknown name.

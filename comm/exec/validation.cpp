@@ -8,6 +8,7 @@
 
 #include "comm/exec/algo_auto.hpp"
 #include "comm/exec/size_range.hpp"
+#include "comm/exec/stage_cost.hpp"
 #include "comm/exec/sweep_point.hpp"
 #include "comm/workload/workload.hpp"
 
@@ -117,12 +118,20 @@ std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSett
   }
   const HarnessOptions options{.iterations = settings.iterations, .warmup = settings.warmup, .validate = true,
                                .seed = settings.seed};
+  double stage_cost_s = -1;  // measured once, when a plan with a declared NIC rate runs fast
   for (const ValidationRequest& request : requests) {
     if (!runs(request, settings)) continue;
+    const LinkRates rates = link_rates(request, settings, topology);
+    algorithm_settings.fast_stage_cost_bytes = 0;
+    if (rates.nic_Bps > 0 && std::any_of(settings.algos.begin(), settings.algos.end(),
+                                         [](const std::string& a) { return a == "fast" || a == "auto"; })) {
+      if (stage_cost_s < 0) stage_cost_s = measure_fast_stage_cost(topology);
+      algorithm_settings.fast_stage_cost_bytes = static_cast<std::uint64_t>(std::llround(stage_cost_s * rates.nic_Bps));
+    }
     for (const std::uint64_t size : sizes) {
       const TrafficMatrix demand = request_traffic(request, settings, topology.ranks(), size);
       const PointResult point =
-          measure_point(topology, demand, size, settings.algos, algorithm_settings, options, link_rates(request, settings, topology));
+          measure_point(topology, demand, size, settings.algos, algorithm_settings, options, rates);
       for (const Measurement& run : point.runs) rows.push_back(result_row(request, topology, point, run));
     }
   }

@@ -18,6 +18,8 @@
 #   retransmits and 200 ms timeouts, as on a shallow-buffer switch. MTU
 #   defaults to 9000. Names start with a fresh prefix (nf + 6 hex digits); the
 #   state directory records everything up made, and down removes exactly that.
+#   DIR/cluster.toml describes the testbed as a cluster preset (for jobs
+#   whose plans are validated on it).
 # run [--timeout SECONDS] -- MPIEXEC-ARGS...
 #   Runs mpiexec (hydra) from the switch namespace with one hydra host per
 #   server: each server's ranks run in its namespace with their own UTS and IPC
@@ -183,6 +185,35 @@ BUFFER_BYTES=$buffer
 MTU=$mtu
 HOSTS=$(IFS=,; echo "${hosts[*]}")
 NIC_GBPS=$nic_gbps
+EOF
+  # The testbed as a cluster preset (synthetic: it describes this emulation
+  # only), so the solver's predictions can be set against what the testbed
+  # measures. Per GPU, as presets are: a rank's share of its server's NIC.
+  local gpu_gbps
+  gpu_gbps=$(awk -v b="$rate_bits" -v m="$ranks" 'BEGIN { printf "%.9g", b / 8 / 1e9 / m }')
+  cat > "$dir/cluster.toml" <<EOF
+# The emulated cluster of testbed $prefix (tests/testbed/netcluster.sh up $servers $ranks $rate $buffer_text $mtu).
+# Synthetic: $servers network namespaces of $ranks ranks, one $rate NIC each (tbf both ways), a Linux
+# bridge with $buffer bytes of buffer per port. Shared memory inside a server; the GPU is named only
+# because a cluster needs one (nothing runs on it). Latencies: TCP over veth, measured small-message figures.
+[cluster]
+name = "testbed-${servers}x${ranks}-${rate}"
+source = "tests/testbed/netcluster.sh: emulated, $servers servers x $ranks ranks, $rate NIC per server, $buffer_text switch buffer"
+gpu = "h200"
+
+[[cluster.level]]
+name = "shared-memory"
+group_size = $ranks
+bandwidth_GBps = 2
+latency_us = 5
+oversubscription = 1
+
+[[cluster.level]]
+name = "bridge"
+group_size = 0
+bandwidth_GBps = $gpu_gbps
+latency_us = 100
+oversubscription = 1
 EOF
   trap - EXIT
   echo "export NESTFAST_TESTBED=$dir"

@@ -86,7 +86,7 @@ TEST(FastProgram, SkewedWorkloadsMoveBalanceBytesAndArriveExactly) {
 TEST(AutoAlgorithm, PicksByThresholdAndSaysSo) {
   const ServerTopology topology(MPI_COMM_WORLD, 2);
   const TrafficMatrix demand = make_workload("random", world_size(), 3000, 9);
-  AutoAlltoallv below(1U << 20), above(1);
+  AutoAlltoallv below({.auto_threshold_bytes = 1U << 20}), above({.auto_threshold_bytes = 1});
   const Measurement small = run(below, topology, demand);
   EXPECT_EQ(small.decision, "mpi");
   EXPECT_EQ(small.wrong, 0U);
