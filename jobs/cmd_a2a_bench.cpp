@@ -330,7 +330,8 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   command->add_option("--fast-chunk", options->fast_chunk,
                       "fast: rail data in messages of at most this many bytes (0 = one per stage); at or below the "
                       "MPI's eager limit where its rendezvous serialises two-way exchanges (UCX over TCP: 16K)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("NESTFAST_FAST_CHUNK");
   command->add_flag("--device", options->device,
                     "GPU buffers on every rank, each algorithm staged through pinned host memory");
   command->add_option("--json", options->json_path, "Also write the rows as JSON to FILE (rank 0)");

@@ -23,6 +23,8 @@ enum Owner : std::uint32_t {
   kGrantSend,     // index: rail receive
   kRailSendChunk,
   kRailReceiveChunk,
+  kGather,  // copy jobs only: rail send `index` is gathered
+  kScatter,  // copy jobs only: nothing follows
 };
 constexpr std::uint32_t owner(Owner kind, std::size_t index) { return static_cast<std::uint32_t>(kind) << 28 | static_cast<std::uint32_t>(index); }
 constexpr Owner kind_of(std::uint32_t id) { return static_cast<Owner>(id >> 28); }
@@ -38,19 +40,28 @@ void FastProgram::allocate() {
   for (std::size_t k = 0; k < kBufferKinds; ++k) {
     if (internal_bytes[k] > 0) owned_[k].reset(new std::byte[internal_bytes[k]]);
   }
-  // At most: all node traffic and forwards, one grant each way, the chunks of one rail send and one receive.
+  // At most: all node traffic and forwards, one grant each way, a window of
+  // one rail send and the chunks of two receives (the next opens before the last chunk is in).
   std::size_t most = balance_receives.size() + node_receives.size() + node_sends.size() + forwards.size() + 2;
-  std::uint32_t send_chunks = 0, receive_chunks = 0;
-  for (const RailSend& send : rail_sends) send_chunks = std::max(send_chunks, chunk_count(send.data.bytes, chunk_bytes));
+  std::uint32_t receive_chunks = 0;
   for (const RailReceive& receive : rail_receives) {
     receive_chunks = std::max(receive_chunks, chunk_count(receive.data.bytes, chunk_bytes));
   }
-  most += send_chunks + receive_chunks;
+  most += kSendWindow + 2 * receive_chunks;
   requests_.reserve(most);
   owners_.reserve(most);
   completed_.resize(most);
-  chunks_left_.assign(rail_sends.size() + rail_receives.size(), 0);
+  chunks_left_.assign(rail_receives.size(), 0);
   granted_.assign(rail_sends.size(), false);
+  swap_receive_.assign(rail_sends.size(), -1);
+  copy_jobs_.reserve(balance_receives.size() + node_receives.size() + forwards.size() + rail_receives.size() + rail_sends.size());
+  for (std::size_t i = 0, r = 0; i < rail_sends.size(); ++i) {  // both lists are in stage order
+    while (r < rail_receives.size() && rail_receives[r].stage < rail_sends[i].stage) ++r;
+    if (r < rail_receives.size() && rail_receives[r].stage == rail_sends[i].stage &&
+        rail_receives[r].data.peer == rail_sends[i].data.peer) {
+      swap_receive_[i] = static_cast<std::int32_t>(r);
+    }
+  }
   int last_stage = -1;
   for (const RailSend& send : rail_sends) last_stage = std::max(last_stage, send.stage);
   for (const RailReceive& receive : rail_receives) last_stage = std::max(last_stage, receive.stage);
@@ -98,14 +109,56 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     }
     track(request, id);
   };
+  // Copy jobs, worked off kCopySlice bytes at a time (see the header).
+  std::size_t job_head = 0;
+  auto add_job = [&](const std::vector<CopyRange>& ranges, std::uint32_t then) {
+    copy_jobs_.push_back({&ranges, 0, 0, then});
+  };
+  auto jobs_pending = [&] { return job_head < copy_jobs_.size(); };
+  // Copies up to a slice of the oldest job; returns the job's `then` when it finished, else ~0.
+  auto copy_slice = [&]() -> std::uint32_t {
+    CopyJob& job = copy_jobs_[job_head];
+    std::uint64_t budget = kCopySlice;
+    while (job.range < job.ranges->size() && budget > 0) {
+      const CopyRange& range = (*job.ranges)[job.range];
+      const std::uint64_t bytes = std::min(budget, range.length - job.copied);
+      std::memcpy(base[slot(range.to_kind)] + range.to + job.copied, base[slot(range.from_kind)] + range.from + job.copied, bytes);
+      budget -= bytes;
+      job.copied += bytes;
+      if (job.copied == range.length) {
+        ++job.range;
+        job.copied = 0;
+      }
+    }
+    if (job.range < job.ranges->size()) return ~0U;
+    const std::uint32_t then = job.then;
+    if (++job_head == copy_jobs_.size()) {
+      copy_jobs_.clear();
+      job_head = 0;
+    }
+    return then;
+  };
   // Rail data in chunks of at most chunk_bytes, one request each; both ends cut alike.
-  auto post_chunks = [&](const ProgramMessage& message, bool is_send, std::uint32_t id) {
-    const std::uint64_t chunk = chunk_bytes == 0 ? message.bytes : chunk_bytes;
+  auto chunk_of = [&](const ProgramMessage& message) { return chunk_bytes == 0 ? message.bytes : chunk_bytes; };
+  auto post_receive_chunks = [&](const ProgramMessage& message, std::uint32_t id) {
+    const std::uint64_t chunk = chunk_of(message);
     std::uint32_t posted = 0;
     for (std::uint64_t offset = 0; offset < message.bytes; offset += chunk, ++posted) {
-      post(message, is_send, id, offset, std::min(chunk, message.bytes - offset));
+      post(message, false, id, offset, std::min(chunk, message.bytes - offset));
     }
     return posted;
+  };
+  // The rail send in progress: bytes posted so far and chunks still in flight.
+  std::uint64_t send_posted = 0;
+  std::uint32_t send_in_flight = 0;
+  auto fill_send_window = [&](std::size_t i) {
+    const ProgramMessage& message = rail_sends[i].data;
+    const std::uint64_t chunk = chunk_of(message);
+    for (; send_in_flight < kSendWindow && send_posted < message.bytes; ++send_in_flight) {
+      const std::uint64_t bytes = std::min(chunk, message.bytes - send_posted);
+      post(message, true, owner(kRailSendChunk, i), send_posted, bytes);
+      send_posted += bytes;
+    }
   };
   std::byte grant_byte{};  // a zero-byte message still names a buffer
   auto post_grant = [&](const ProgramMessage& data, int tag, bool is_send, std::uint32_t id) {
@@ -124,7 +177,7 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
   auto open_next = [&] {
     if (opened >= rail_receives.size()) return;
     const RailReceive& receive = rail_receives[opened];
-    chunks_left_[sends + opened] = post_chunks(receive.data, false, owner(kRailReceiveChunk, opened));
+    chunks_left_[opened] = post_receive_chunks(receive.data, owner(kRailReceiveChunk, opened));
     post_grant(receive.data, receive.grant_tag, true, owner(kGrantSend, opened));
     times_of(receive.stage).grant_given = now();
     ++opened;
@@ -139,12 +192,29 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
   std::size_t balance_left = balance_receives.size();
   std::vector<bool>& granted = granted_;
   std::fill(granted.begin(), granted.end(), false);
+  // Rail sends [0, gathered) are packed; send `gathered` is being packed while `gathering`.
+  // A send is packed at most one ahead of the one on the wire.
+  std::size_t gathered = 0;
+  bool gathering = false;
+  auto gather_ahead = [&] {
+    while (!gathering && gathered < sends && gathered <= next_send + 1) {
+      if (rail_sends[gathered].needs_staging && balance_left > 0) return;
+      if (!rail_sends[gathered].data.copies.empty()) {
+        add_job(rail_sends[gathered].data.copies, owner(kGather, gathered));
+        gathering = true;
+        return;
+      }
+      ++gathered;
+    }
+  };
   auto try_send = [&] {
-    if (sending || next_send >= sends || !granted[next_send]) return;
+    gather_ahead();
+    if (sending || next_send >= sends || !granted[next_send] || gathered <= next_send) return;
     const RailSend& rail = rail_sends[next_send];
-    if (rail.needs_staging && balance_left > 0) return;
-    copy(rail.data.copies);
-    chunks_left_[next_send] = post_chunks(rail.data, true, owner(kRailSendChunk, next_send));
+    if (swap_receive_[next_send] >= static_cast<std::int32_t>(opened)) return;  // a swap: grant first
+    send_posted = 0;
+    send_in_flight = 0;
+    fill_send_window(next_send);
     times_of(rail.stage).sent = now();
     sending = true;
     if (next_send + 1 < sends) expect_grant(next_send + 1);
@@ -160,13 +230,46 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
   }
   copy(self_copies);
 
-  while (!requests_.empty()) {
-    if (completed_.size() < requests_.size()) completed_.resize(requests_.size());
+  copy_jobs_.clear();
+  try_send();  // gathers the first send
+  auto finish_job = [&](std::uint32_t then) {
+    const std::size_t index = index_of(then);
+    switch (kind_of(then)) {
+      case kBalanceReceive:
+        --balance_left;
+        break;
+      case kForwardSend:
+        post(forwards[index], true, then, 0, forwards[index].bytes);
+        break;
+      case kGather:
+        gathering = false;
+        ++gathered;
+        break;
+      default:
+        break;
+    }
+  };
+  // A forward goes out at once when it needs no gathering, else after its copy job.
+  auto forward = [&](std::uint32_t f) {
+    if (forwards[f].copies.empty()) post(forwards[f], true, owner(kForwardSend, f), 0, forwards[f].bytes);
+    else add_job(forwards[f].copies, owner(kForwardSend, f));
+  };
+
+  while (!requests_.empty() || jobs_pending()) {
     int done = 0;
+    if (jobs_pending()) {
+      const std::uint32_t then = copy_slice();
+      if (then != ~0U) {
+        finish_job(then);
+        try_send();
+      }
+    }
+    if (requests_.empty()) continue;
+    if (completed_.size() < requests_.size()) completed_.resize(requests_.size());
     check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(), MPI_STATUSES_IGNORE),
               "MPI_Testsome");
     if (done == MPI_UNDEFINED || done == 0) {
-      sched_yield();  // see wait_yielding: ranks may outnumber the cores
+      if (!jobs_pending()) sched_yield();  // see wait_yielding: ranks may outnumber the cores
       continue;
     }
     for (int c = 0; c < done; ++c) {
@@ -174,41 +277,43 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
       const std::size_t index = index_of(id);
       switch (kind_of(id)) {
         case kBalanceReceive:
-          copy(balance_receives[index].copies);
-          --balance_left;
+          if (balance_receives[index].copies.empty()) --balance_left;
+          else add_job(balance_receives[index].copies, id);
           break;
         case kNodeReceive:
-          copy(node_receives[index].copies);
+          if (!node_receives[index].copies.empty()) add_job(node_receives[index].copies, owner(kScatter, index));
           break;
         case kGrantReceive:
           granted[index] = true;
           times_of(rail_sends[index].stage).granted = now();
           break;
         case kRailSendChunk:
-          if (--chunks_left_[index] == 0) {
+          --send_in_flight;
+          fill_send_window(index);
+          if (send_in_flight == 0) {
             times_of(rail_sends[index].stage).send_done = now();
             sending = false;
             ++next_send;
           }
           break;
         case kRailReceiveChunk: {
-          const std::uint32_t left = --chunks_left_[sends + index];
+          const std::uint32_t left = --chunks_left_[index];
           if (left == 1 && chunk_bytes > 0 && opened == index + 1) open_next();
           if (left == 0) {
             const RailReceive& receive = rail_receives[index];
             times_of(receive.stage).arrived = now();
             if (opened == index + 1) open_next();  // the downlink is free: let the next stage's sender go
-            copy(receive.data.copies);
-            for (std::uint32_t f = receive.first_forward; f < receive.first_forward + receive.forward_count; ++f) {
-              copy(forwards[f].copies);
-              post(forwards[f], true, owner(kForwardSend, f), 0, forwards[f].bytes);
-            }
+            // Forwards first: other ranks wait for them; this rank's own pieces wait for nobody.
+            for (std::uint32_t f = receive.first_forward; f < receive.first_forward + receive.forward_count; ++f) forward(f);
+            if (!receive.data.copies.empty()) add_job(receive.data.copies, owner(kScatter, index));
           }
           break;
         }
         case kNodeSend:
         case kForwardSend:
         case kGrantSend:
+        case kGather:
+        case kScatter:
           break;
       }
     }

@@ -17,6 +17,20 @@
 // most `chunk_bytes`, so that an MPI whose rendezvous protocol serialises
 // two-way exchanges on one connection (UCX over TCP, testbed-notes.md) sends
 // them eagerly: the grant, not the protocol, keeps the downlink one-to-one.
+// A connection delivers in order, so a grant queues behind every byte posted
+// before it to the same peer (measured on the testbed: a swap partner's grant
+// arrived a whole stage late, behind its 8 MiB of data, and the swap ran one
+// way at a time). Hence two rules:
+//   - at most kSendWindow chunks of a rail send are posted at once, so a
+//     grant waits behind a window, not behind a stage;
+//   - in a swap (this stage's send goes to the rank it receives from), the
+//     rank grants its receive before it sends, so its grant is not behind
+//     its own data. Acyclic: a stage's send waits on that stage's grant and
+//     the previous stage's traffic only.
+// Copies (gathering a send, scattering an arrival, forwarding) run in slices
+// between progress calls, and the next send is gathered while the current
+// one is on the wire: a rank that copies 8 MiB in one go leaves its send
+// window empty for as long (tens of ms on a loaded machine).
 // Every execution replays the program with no allocation and no decisions.
 #include <mpi.h>
 
@@ -37,6 +51,10 @@ enum class BufferKind : int {
   kUnpack,   // incoming messages before they are scattered, one region per message
 };
 inline constexpr std::size_t kBufferKinds = 6;
+// Chunks of one rail send posted at once, and the bytes copied between two
+// progress calls (see above).
+inline constexpr std::uint32_t kSendWindow = 4;
+inline constexpr std::uint64_t kCopySlice = 256 * 1024;
 
 struct CopyRange {
   BufferKind from_kind = BufferKind::kSend;
@@ -109,8 +127,17 @@ class FastProgram {
   std::vector<MPI_Request> requests_;
   std::vector<std::uint32_t> owners_;  // what each request in requests_ belongs to (see run)
   std::vector<int> completed_;
-  std::vector<std::uint32_t> chunks_left_;  // per rail send, then per rail receive
+  std::vector<std::uint32_t> chunks_left_;  // per rail receive
   std::vector<bool> granted_;              // per rail send
+  std::vector<std::int32_t> swap_receive_;  // per rail send: its stage's rail receive from the same peer, or -1
+  // A list of copies being worked through, and what finishes when it is done.
+  struct CopyJob {
+    const std::vector<CopyRange>* ranges = nullptr;
+    std::size_t range = 0;      // the range being copied
+    std::uint64_t copied = 0;   // bytes of it already copied
+    std::uint32_t then = 0;     // an owner id (fast_program.cpp)
+  };
+  std::vector<CopyJob> copy_jobs_;  // first in, first out; at most one gather of a rail send among them
   std::vector<StageTimes> times_;
   std::vector<int> time_slot_of_stage_;
 };

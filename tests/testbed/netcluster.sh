@@ -31,7 +31,10 @@
 #   The ranks get NESTFAST_NIC_GBPS (the NIC rate, RATE / 8 in GB/s) and
 #   NESTFAST_NICS_PER_SERVER=1, which `nestfast a2a bench` reads as
 #   --nic-GBps and --nics-per-server: the lower bound rests on the configured
-#   rate, and FAST drives the one NIC from one rail. The counters also go to
+#   rate, and FAST drives the one NIC from one rail. They also get
+#   NESTFAST_FAST_CHUNK (default 16K, `a2a bench --fast-chunk`): FAST's rail
+#   data in eager-sized messages, since UCX's TCP rendezvous serialises the
+#   two directions of a swap. The counters also go to
 #   DIR/last-run.json. The exit status is mpiexec's; past --timeout
 #   (default 600 s) the run is stopped and the status is 124.
 # counters
@@ -276,6 +279,7 @@ cmd_run() {
   # inside a server, TCP on nic0 between servers.
   timeout --kill-after=10 "$timeout_s" ip netns exec "${PREFIX}sw" \
     env UCX_TLS=self,sm,tcp UCX_NET_DEVICES=nic0 NESTFAST_NIC_GBPS="$NIC_GBPS" NESTFAST_NICS_PER_SERVER=1 \
+    NESTFAST_FAST_CHUNK="${NESTFAST_FAST_CHUNK:-16K}" \
     mpiexec -launcher ssh -launcher-exec "$dir/launch" -iface br0 -hosts "$HOSTS" "$@" || rc=$?
   after=$(read_counters "$dir")
   local delta
