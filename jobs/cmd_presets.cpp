@@ -59,6 +59,7 @@ Row cluster_row(const PresetEntry& entry) {
                           level.group_size == 0 ? std::string("*") : std::to_string(level.group_size),
                           level.bandwidth_Bps / 1e9, level.latency_s * 1e6);
     if (level.oversubscription > 1) levels += fmt::format(" {:g}:1", level.oversubscription);
+    if (level.efficiency < 1) levels += fmt::format(" eff {:g}", level.efficiency);
   }
   return {cluster.name, cluster.gpu.name, fmt::format("{:g}", static_cast<double>(cluster.gpu.hbm_bytes) / kGiB),
           levels, cluster.source};
@@ -162,7 +163,9 @@ nlohmann::json to_json(const ClusterSpec& cluster) {
                       {"group_size", level.group_size},
                       {"bandwidth_Bps", level.bandwidth_Bps},
                       {"latency_s", level.latency_s},
-                      {"oversubscription", level.oversubscription}});
+                      {"oversubscription", level.oversubscription},
+                      {"efficiency", level.efficiency},
+                      {"efficiency_source", level.efficiency_source}});
   }
   return {{"name", cluster.name}, {"source", cluster.source}, {"gpu", to_json(cluster.gpu)}, {"levels", levels}};
 }

@@ -72,7 +72,7 @@ void serialize(Archive& ar, nestfast::GpuSpec& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::NetworkLevel& s, unsigned) {
-  ar& s.name& s.group_size& s.bandwidth_Bps& s.latency_s& s.oversubscription;
+  ar& s.name& s.group_size& s.bandwidth_Bps& s.latency_s& s.oversubscription& s.efficiency& s.efficiency_source;
 }
 
 template <class Archive>

@@ -18,7 +18,7 @@ class CatalogReader {
   std::string string_attribute(const char* name) const;
   std::int64_t integer_attribute(const char* name) const;
   bool has(const char* object_path) const;
-  // An integer attribute of a group such as "clusters/h100-spineleaf"; 0 when absent.
+  // An integer attribute of a group such as "clusters/h100-superpod"; 0 when absent.
   std::uint64_t u64_attribute_of(const std::string& object_path, const char* name) const;
 
   // The model a stored plan was priced with (/models/NAME, as written by CatalogWriter::write_models).

@@ -171,7 +171,7 @@ void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
 
     const std::size_t levels = cluster.levels.size();
     std::vector<std::int32_t> group_size(levels);
-    std::vector<double> bandwidth(levels), latency(levels), oversub(levels);
+    std::vector<double> bandwidth(levels), latency(levels), oversub(levels), efficiency(levels);
     std::vector<char> names(levels * kNameChars, '\0');
     for (std::size_t l = 0; l < levels; ++l) {
       const NetworkLevel& level = cluster.levels[l];
@@ -179,6 +179,7 @@ void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
       bandwidth[l] = level.bandwidth_Bps;
       latency[l] = level.latency_s;
       oversub[l] = level.oversubscription;
+      efficiency[l] = level.efficiency;
       std::strncpy(&names[l * kNameChars], level.name.c_str(), kNameChars - 1);
     }
     const H5Handle name_type = fixed_string_type(kNameChars);
@@ -187,6 +188,7 @@ void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
     write_small_dataset(group, "bandwidth_Bps", H5T_NATIVE_DOUBLE, levels, bandwidth.data(), root);
     write_small_dataset(group, "latency_s", H5T_NATIVE_DOUBLE, levels, latency.data(), root);
     write_small_dataset(group, "oversub", H5T_NATIVE_DOUBLE, levels, oversub.data(), root);
+    write_small_dataset(group, "efficiency", H5T_NATIVE_DOUBLE, levels, efficiency.data(), root);
   }
 }
 

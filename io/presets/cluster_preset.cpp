@@ -1,6 +1,7 @@
 // jobs/presets/clusters/*.toml -> ClusterSpec. Levels are listed innermost
 // first; bandwidths are per device and direction in GB/s (1e9 B/s) and
-// latencies in microseconds, converted to bytes/s and seconds here.
+// latencies in microseconds, converted to bytes/s and seconds here. An
+// optional measured link efficiency comes with its source.
 #include <fmt/format.h>
 
 #include "io/presets/preset_readers.hpp"
@@ -20,6 +21,16 @@ NetworkLevel read_level(const TomlTableReader& table, bool outermost) {
   level.bandwidth_Bps = table.number("bandwidth_GBps", Bound::Positive) * kGiga;
   level.latency_s = table.number("latency_us", Bound::NonNegative) * kMicro;
   level.oversubscription = table.number("oversubscription", Bound::AtLeastOne);
+  // A measured link efficiency must say where it was measured.
+  if (const auto efficiency = table.optional_number("efficiency", Bound::Positive)) {
+    if (*efficiency > 1) table.fail("efficiency", fmt::format("must be a fraction in (0, 1], got {}", *efficiency));
+    level.efficiency = *efficiency;
+    const auto source = table.optional_string("efficiency_source");
+    if (!source) table.fail("efficiency_source", "is required with efficiency (where was it measured?)");
+    level.efficiency_source = *source;
+  } else if (table.optional_string("efficiency_source")) {
+    table.fail("efficiency_source", "given without efficiency");
+  }
   return level;
 }
 
@@ -38,7 +49,8 @@ ClusterSpec read_cluster_preset(const PresetFile& file) {
   const auto levels = table.table_array("level");
   for (std::size_t index = 0; index < levels.size(); ++index) {
     const TomlTableReader level(*levels[index], file.path, fmt::format("cluster.level[{}]", index),
-                                {"name", "group_size", "bandwidth_GBps", "latency_us", "oversubscription"});
+                                {"name", "group_size", "bandwidth_GBps", "latency_us", "oversubscription", "efficiency",
+                                 "efficiency_source"});
     cluster.levels.push_back(read_level(level, index + 1 == levels.size()));
   }
 

@@ -100,6 +100,11 @@ std::string TomlTableReader::string(std::string_view key) const {
   return value->get();
 }
 
+std::optional<std::string> TomlTableReader::optional_string(std::string_view key) const {
+  if (!table_.contains(key)) return std::nullopt;
+  return string(key);
+}
+
 bool TomlTableReader::boolean(std::string_view key) const {
   const auto* value = required(key).as_boolean();
   if (value == nullptr) fail_wrong_type(key, "a boolean (true or false)");

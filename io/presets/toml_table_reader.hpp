@@ -33,6 +33,7 @@ class TomlTableReader {
                   std::initializer_list<std::string_view> allowed_keys);
 
   std::string string(std::string_view key) const;  // non-empty
+  std::optional<std::string> optional_string(std::string_view key) const;
   bool boolean(std::string_view key) const;
   int integer(std::string_view key, Bound bound) const;
   std::optional<int> optional_integer(std::string_view key, Bound bound) const;

@@ -142,7 +142,7 @@ nlohmann::json bench_copy(std::uint64_t total_bytes, std::uint64_t piece_bytes) 
 int main(int argc, char** argv) {
   CLI::App app("nestfast-gpu-bench: batched DP and copy-plan timings for gpu/device-check.sh");
   std::string model = "llama3-70b";
-  std::string cluster = "h100-spineleaf";
+  std::string cluster = "h100-superpod";
   int gpus = 256;
   int gbs = 1024;
   std::uint64_t copy_mib = 256;

@@ -36,7 +36,13 @@ struct NetworkLevel {
   int group_size = 0;          // children per group (devices per node, nodes per rack, ...)
   double bandwidth_Bps = 0;    // per device, one direction
   double latency_s = 0;
-  double oversubscription = 1; // >= 1; effective bandwidth = bandwidth_Bps / oversubscription
+  double oversubscription = 1; // >= 1
+  // Fraction of the line rate a collective library reaches on this level
+  // (NCCL/RCCL bus bandwidth / line rate, from a published measurement named
+  // in efficiency_source); 1 = the line rate. Effective bandwidth =
+  // bandwidth_Bps * efficiency / oversubscription.
+  double efficiency = 1;
+  std::string efficiency_source;
 };
 
 struct ClusterSpec {

@@ -21,7 +21,9 @@ int GroupShape::level() const {
   return top;
 }
 
-double effective_bandwidth(const NetworkLevel& level) { return level.bandwidth_Bps / level.oversubscription; }
+double effective_bandwidth(const NetworkLevel& level) {
+  return level.bandwidth_Bps * level.efficiency / level.oversubscription;
+}
 
 namespace {
 

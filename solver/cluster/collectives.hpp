@@ -10,7 +10,7 @@
 //                  (n-1) * alpha_l + (n-1)/n * b / bw_l
 //   all-to-all (b = bytes one participant sends in total, own share included):
 //                  (n-1) * alpha_l + (n-1)/n * b / bw_l
-// where bw_l = levels[l].bandwidth_Bps / levels[l].oversubscription.
+// where bw_l = levels[l].bandwidth_Bps * levels[l].efficiency / levels[l].oversubscription.
 //
 // A group spanning several levels is described by its fan-out per level
 // (GroupShape) and costed hierarchically: reduce-scatter inside the
@@ -37,7 +37,7 @@ struct GroupShape {
   bool trivial() const { return size() <= 1; }
 };
 
-// Effective per-device bandwidth of a level: bandwidth / oversubscription.
+// Effective per-device bandwidth of a level: bandwidth * efficiency / oversubscription.
 double effective_bandwidth(const NetworkLevel& level);
 
 // Point-to-point transfer of `bytes` between two devices whose lowest common

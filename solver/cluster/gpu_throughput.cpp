@@ -79,6 +79,7 @@ void validate_cluster(const ClusterSpec& cluster) {
             ">= 0 and finite");
     require(std::isfinite(level.oversubscription) && level.oversubscription >= 1, owner,
             key + ".oversubscription", level.oversubscription, ">= 1");
+    require(level.efficiency > 0 && level.efficiency <= 1, owner, key + ".efficiency", level.efficiency, "in (0, 1]");
   }
 }
 

@@ -21,7 +21,8 @@ double hbm_time(const GpuSpec& gpu, double bytes);
 // non-positive, NaN, or the curve is not increasing in flops.
 void validate_gpu(const GpuSpec& gpu);
 // Also checks every level (group_size >= 1 except an unbounded outermost 0,
-// bandwidth > 0, latency >= 0, oversubscription >= 1, all finite).
+// bandwidth > 0, latency >= 0, oversubscription >= 1, efficiency in (0, 1],
+// all finite).
 void validate_cluster(const ClusterSpec& cluster);
 
 }  // namespace nestfast

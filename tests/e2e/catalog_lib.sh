@@ -22,7 +22,7 @@ out = "small.h5"
 
 [[sweep]]
 model = ["llama2-7b"]
-cluster = ["h100-spineleaf"]
+cluster = ["h100-superpod"]
 gpus = [8, 16, 32]
 global_batch = [64]
 

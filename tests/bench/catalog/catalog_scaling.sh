@@ -19,7 +19,7 @@ out = "bench.h5"
 
 [[sweep]]
 model = ["llama2-7b", "llama3-70b", "mixtral-8x7b", "gpt3-175b"]
-cluster = ["h100-spineleaf", "h200-superpod", "selene-a100"]
+cluster = ["h100-superpod", "h200-superpod", "selene-a100"]
 gpus = [64, 128, 256, 512, 1024]
 global_batch = [512, 1024, 2048, 4096]
 

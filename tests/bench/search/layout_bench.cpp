@@ -1,4 +1,4 @@
-// compute_layout's cost vs GPU count on h100-spineleaf (8 x 4 x unbounded):
+// compute_layout's cost vs GPU count on h100-superpod (8 x 32 x unbounded):
 // one call per iteration, cycling over three (degrees, placement) cases of
 // the kind solve() meets (tp on NVLink with pp outside dp; dp innermost;
 // cp and pp interleaved), so the figure is the mean of the three.
@@ -26,7 +26,7 @@ Execution degrees(int gpus, int tp, int cp, int pp, std::vector<ParallelDim> pla
 void BM_ComputeLayout(benchmark::State& state) {
   using D = ParallelDim;
   const int gpus = static_cast<int>(state.range(0));
-  const ClusterSpec cluster = io::load_cluster("h100-spineleaf");
+  const ClusterSpec cluster = io::load_cluster("h100-superpod");
   const std::vector<Execution> cases = {
       degrees(gpus, 8, 1, 8, {D::Tp, D::Cp, D::Ep, D::Dp, D::Pp}),
       degrees(gpus, 2, 4, 4, {D::Dp, D::Pp, D::Tp, D::Cp, D::Ep}),

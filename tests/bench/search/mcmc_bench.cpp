@@ -1,5 +1,5 @@
 // The MCMC baseline's cost at the DP's budget (as `solve` runs it) for
-// llama3-70b on h100-spineleaf, gbs 2048, vs GPU count. The budget (the
+// llama3-70b on h100-superpod, gbs 2048, vs GPU count. The budget (the
 // DP's stage pricings, one thread) is computed before the timed loop.
 // Run: bench_search --benchmark_filter=Mcmc
 #include <benchmark/benchmark.h>
@@ -13,7 +13,7 @@ namespace {
 void BM_McmcAtDpBudget(benchmark::State& state) {
   SolveProblem problem;
   problem.model = io::load_model("llama3-70b");
-  problem.cluster = io::load_cluster("h100-spineleaf");
+  problem.cluster = io::load_cluster("h100-superpod");
   problem.gpus = static_cast<int>(state.range(0));
   problem.global_batch = 2048;
   SolveOptions options;

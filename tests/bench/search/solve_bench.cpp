@@ -1,5 +1,5 @@
 // The search's cost: `solve` (DP over the full space, no baselines) for
-// llama3-70b on h100-spineleaf, vs GPU count, vs layer count, and with 1 or
+// llama3-70b on h100-superpod, vs GPU count, vs layer count, and with 1 or
 // 2 OpenMP threads. Run: bench_search [--benchmark_filter=...]
 // Counters: instances, states and stage candidates priced per solve.
 #include <benchmark/benchmark.h>
@@ -14,7 +14,7 @@ SolveProblem llama_problem(int gpus, int layers) {
   SolveProblem problem;
   problem.model = io::load_model("llama3-70b");
   if (layers > 0) problem.model.num_layers = layers;
-  problem.cluster = io::load_cluster("h100-spineleaf");
+  problem.cluster = io::load_cluster("h100-superpod");
   problem.gpus = gpus;
   problem.global_batch = 2048;
   return problem;

@@ -5,6 +5,16 @@
 source "$(dirname "$0")/../catalog_lib.sh"
 fresh_dir
 write_small_job job.toml
+# A point whose best plan recompute differs between stages (the one-line
+# check below needs one): llama3-70b at 128 H100s.
+cat >> job.toml <<'TOML'
+
+[[sweep]]
+model = "llama3-70b"
+cluster = "h100-superpod"
+gpus = [128]
+global_batch = [256]
+TOML
 
 for ranks in 1 2 3 4; do
   timeout 240 "$MPIEXEC" -n "$ranks" "$NESTFAST" catalog job.toml --out "r$ranks.h5" --no-progress > "r$ranks.txt" \
@@ -38,9 +48,9 @@ h5dump -a /job r4.h5 | grep -c "e2e-small" >/dev/null || fail "the job text is n
 h5dump -p -H -d /plans r4.h5 | grep -c "DEFLATE" >/dev/null || fail "/plans is not compressed"
 h5dump -H -d /plans r4.h5 | grep -c "H5T_STRING" >/dev/null || fail "/plans has no string columns"
 ! h5dump -H -d /plans r4.h5 | grep -c "H5T_VARIABLE" >/dev/null || fail "/plans has variable-length strings"
-# 4 points x (3 nest rows at most + 3 baselines); every point has a best row.
+# 5 points x (3 nest rows at most + 3 baselines); every point has a best row.
 best_rows=$(h5dump -d /plans r4.h5 | grep -c '"nest"' || true)
-[ "$best_rows" -ge 4 ] || fail "fewer nest rows than points"
+[ "$best_rows" -ge 5 ] || fail "fewer nest rows than points"
 
 # query: text with the stage table and a Megatron-LM line, JSON that parses.
 "$NESTFAST" query r4.h5 --model llama2-7b --gpus 16 > q.txt || fail "query failed"
@@ -52,8 +62,8 @@ python3 -c 'import json,sys; d=json.load(open("q.json")); assert d[0]["model"]==
 # One Megatron-LM line: the stored best plan of every point gives the line
 # `solve` prints for the same point and search space (also for a plan whose
 # stages recompute differently, which the catalog stores as "mixed").
-for point in "llama2-7b h100-spineleaf 8 64" "llama2-7b h100-spineleaf 16 64" "llama2-7b h100-spineleaf 32 64" \
-             "mixtral-8x7b h200-superpod 64 256"; do
+for point in "llama2-7b h100-superpod 8 64" "llama2-7b h100-superpod 16 64" "llama2-7b h100-superpod 32 64" \
+             "mixtral-8x7b h200-superpod 64 256" "llama3-70b h100-superpod 128 256"; do
   read -r model cluster gpus gbs <<< "$point"
   "$NESTFAST" query r4.h5 --model "$model" --gpus "$gpus" --cluster "$cluster" --json > stored.json || fail "query $point failed"
   "$NESTFAST" solve --model "$model" --cluster "$cluster" --gpus "$gpus" --gbs "$gbs" --zero 1 --mbs 1 --vpp 1 --cp 1 \
@@ -71,7 +81,7 @@ expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs" "$NEST
 # global point ids, together the whole sweep, each marked with its slice.
 point_ids() {  # the value before each model name is the row's point_id
   h5dump -d /plans -y -w 0 -o ids.txt "$1" > /dev/null
-  grep -B1 -E '^ *"(llama2-7b|mixtral-8x7b)",$' ids.txt | grep -E '^ *[0-9]+,$' | tr -dc '0-9\n' | sort -nu
+  grep -B1 -E '^ *"(llama2-7b|mixtral-8x7b|llama3-70b)",$' ids.txt | grep -E '^ *[0-9]+,$' | tr -dc '0-9\n' | sort -nu
 }
 for slice in 0 1; do
   timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --slice "$slice/2" --no-progress > /dev/null \
@@ -79,6 +89,6 @@ for slice in 0 1; do
   [ -f "small.part${slice}of2.h5" ] || fail "no part file for slice $slice/2"
   h5dump -a /slice "small.part${slice}of2.h5" | grep -c "\"$slice/2\"" >/dev/null || fail "part $slice lacks its slice attribute"
 done
-[ "$( (point_ids small.part0of2.h5; point_ids small.part1of2.h5) | tr '\n' ' ')" = "0 1 2 3 " ] \
+[ "$( (point_ids small.part0of2.h5; point_ids small.part1of2.h5) | tr '\n' ' ')" = "0 1 2 3 4 " ] \
   || fail "the slices do not partition the sweep points: $( (point_ids small.part0of2.h5; point_ids small.part1of2.h5) | tr '\n' ' ')"
 echo "catalog_ranks e2e: ok"

@@ -72,9 +72,9 @@ assert all(s["recompute"] == "full" for s in b["stages"])
 assert d["baselines"] == []'
 
 # 3b. The GPU batch path (its kernel emulated on the CPU) finds the same plans.
-"$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
+"$NESTFAST" solve --model llama2-7b --cluster h100-superpod --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
   --gpu off --json > "$TEST_TMPDIR/cpu.json"
-"$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
+"$NESTFAST" solve --model llama2-7b --cluster h100-superpod --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
   --gpu emulate --json > "$TEST_TMPDIR/emulated.json"
 python3 - "$TEST_TMPDIR/cpu.json" "$TEST_TMPDIR/emulated.json" <<'PY' || fail "--gpu emulate found other plans than --gpu off"
 import json, sys
@@ -92,7 +92,7 @@ python3 - "$NESTFAST" "$TEST_TMPDIR" <<'PY' || fail "evaluate and solve print di
 import json, subprocess, sys
 nestfast, tmp = sys.argv[1:]
 runs = [(tmp + "/tiny.json", [ "--model", tmp + "/tiny.toml", "--cluster", "selene-a100", "--gpus", "16", "--gbs", "64"]),
-        (tmp + "/cpu.json", ["--model", "llama2-7b", "--cluster", "h100-spineleaf", "--gpus", "64", "--gbs", "256"])]
+        (tmp + "/cpu.json", ["--model", "llama2-7b", "--cluster", "h100-superpod", "--gpus", "64", "--gbs", "256"])]
 checked = 0
 for path, problem in runs:
     d = json.load(open(path))
@@ -116,11 +116,11 @@ PY
 
 # 4. Nothing fits: exit 1 and a line naming the tightest constraint.
 set +e
-"$NESTFAST" solve --model llama3-70b --cluster h100-spineleaf --gpus 8 --gbs 8 --no-baselines 2> "$TEST_TMPDIR/nofit.err"
+"$NESTFAST" solve --model llama3-70b --cluster h100-superpod --gpus 8 --gbs 8 --no-baselines 2> "$TEST_TMPDIR/nofit.err"
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "an 8-GPU llama3-70b solve exited $rc, expected 1"
-grep -q "no feasible plan: .*needs .* GiB per device at tp=.*HBM is 90.0 GiB" "$TEST_TMPDIR/nofit.err" ||
+grep -q "no feasible plan: .*needs .* GiB per device at tp=.*HBM is 80.0 GiB" "$TEST_TMPDIR/nofit.err" ||
   fail "unexpected infeasibility message: $(cat "$TEST_TMPDIR/nofit.err")"
 
 # 5. Bad input: one line on stderr naming the flag, exit 2.
@@ -146,9 +146,9 @@ expect_bad --gpu "${base[@]}" --gpu maybe  # a CLI11 usage error: one line too
 expect_bad --model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --gpus --model llama2-7b --cluster selene-a100 --gpus 0 --gbs 512
 # --gpu on where no device is present: one line naming the flag, exit 2 (a GPU node may run it).
-if ! "$NESTFAST" solve --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --no-baselines --gpu on \
+if ! "$NESTFAST" solve --model llama2-7b --cluster h100-superpod --gpus 64 --gbs 256 --no-baselines --gpu on \
   > /dev/null 2>&1; then
-  expect_bad "--gpu on: no GPU device present" --model llama2-7b --cluster h100-spineleaf --gpus 64 --gbs 256 --gpu on
+  expect_bad "--gpu on: no GPU device present" --model llama2-7b --cluster h100-superpod --gpus 64 --gbs 256 --gpu on
 fi
 expect_bad "no-such-model" --model no-such-model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --tp "${base[@]}" --tp 3

@@ -16,7 +16,7 @@ out  = "catalog.h5"
 
 [[sweep]]
 model   = ["llama3-70b", "mixtral-8x7b"]
-cluster = ["h100-spineleaf", "h200-superpod"]
+cluster = ["h100-superpod", "h200-superpod"]
 gpus = [64, 128, 256]
 global_batch = [1024]
 seq_len = [4096]
@@ -72,7 +72,7 @@ TEST(JobFile, ReadsTheDocumentedSchema) {
   const std::vector<SweepPoint> points = expand_sweep(job);
   ASSERT_EQ(points.size(), 2u * 2u * 3u + 2u);
   EXPECT_EQ(points[0].model, "llama3-70b");
-  EXPECT_EQ(points[0].cluster, "h100-spineleaf");
+  EXPECT_EQ(points[0].cluster, "h100-superpod");
   EXPECT_EQ(points[0].gpus, 64);
   EXPECT_EQ(points[1].gpus, 128);
   EXPECT_EQ(points[3].cluster, "h200-superpod");

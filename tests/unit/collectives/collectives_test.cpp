@@ -22,9 +22,9 @@ ClusterSpec three_levels() {
   cluster.gpu.hbm_efficiency = 0.5;
   cluster.gpu.peak_flops_bf16 = 1e14;
   cluster.gpu.matmul_efficiency = {{1e9, 0.5}, {1e11, 0.9}};
-  cluster.levels = {{"node", 8, 100e9, 1e-6, 1},    // 100 GB/s
-                    {"rack", 4, 25e9, 5e-6, 2},     // 12.5 GB/s effective
-                    {"spine", 0, 25e9, 1e-5, 4}};   // 6.25 GB/s effective
+  cluster.levels = {{"node", 8, 100e9, 1e-6, 1, 1, {}},    // 100 GB/s
+                    {"rack", 4, 25e9, 5e-6, 2, 1, {}},     // 12.5 GB/s effective
+                    {"spine", 0, 25e9, 1e-5, 4, 1, {}}};   // 6.25 GB/s effective
   return cluster;
 }
 

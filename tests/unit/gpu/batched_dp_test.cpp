@@ -125,7 +125,7 @@ TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpUnderATimeBound) {
 TEST(GpuBatchedDp, SolveThroughTheBatchReturnsTheCpuSearchsPlans) {
   search::SolveProblem problem;
   problem.model = io::load_model("llama3-70b");
-  problem.cluster = io::load_cluster("h100-spineleaf");
+  problem.cluster = io::load_cluster("h100-superpod");
   problem.gpus = 64;
   problem.global_batch = 256;
   search::StrategySpace space;

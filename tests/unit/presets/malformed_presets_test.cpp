@@ -10,6 +10,7 @@
 #include <string>
 
 #include "io/presets/presets.hpp"
+#include "solver/cluster/collectives.hpp"
 
 namespace nestfast {
 namespace {
@@ -192,6 +193,22 @@ TEST_F(MalformedPresets, ClusterLevelsAreChecked) {
   expect_error([] { io::load_cluster("toy"); }, file, 16, "cluster.level[1].bandwidth_GBps", "must be positive");
   file = write("clusters/toy.toml", replace(kCluster, "latency_us = 5", "latency_us = -1"));
   expect_error([] { io::load_cluster("toy"); }, file, 17, "cluster.level[1].latency_us", "must not be negative");
+}
+
+TEST_F(MalformedPresets, LinkEfficiencyIsAFractionWithItsSource) {
+  const std::string sourced = "oversubscription = 1\nefficiency = 0.9\nefficiency_source = \"nccl-tests run\"\n\n";
+  auto file = write("clusters/toy.toml", replace(kCluster, "oversubscription = 1\n\n", sourced));
+  const ClusterSpec cluster = io::load_cluster("toy");
+  EXPECT_DOUBLE_EQ(cluster.levels[0].efficiency, 0.9);
+  EXPECT_EQ(cluster.levels[0].efficiency_source, "nccl-tests run");
+  EXPECT_DOUBLE_EQ(cluster.levels[1].efficiency, 1.0);  // absent: the line rate
+  EXPECT_DOUBLE_EQ(effective_bandwidth(cluster.levels[0]), 90e9);
+  file = write("clusters/toy.toml", replace(kCluster, "oversubscription = 1\n\n", "oversubscription = 1\nefficiency = 1.2\n\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 12, "cluster.level[0].efficiency", "must be a fraction in (0, 1], got 1.2");
+  file = write("clusters/toy.toml", replace(kCluster, "oversubscription = 1\n\n", "oversubscription = 1\nefficiency = 0.9\n\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 6, "cluster.level[0].efficiency_source", "is required with efficiency");
+  file = write("clusters/toy.toml", replace(kCluster, "oversubscription = 1\n\n", "oversubscription = 1\nefficiency_source = \"x\"\n\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 12, "cluster.level[0].efficiency_source", "given without efficiency");
 }
 
 TEST_F(MalformedPresets, ClusterNamesAKnownGpu) {

@@ -38,8 +38,8 @@ TEST_F(ShippedPresets, ListsEveryPresetTheDesignNames) {
   EXPECT_EQ(names_of(io::PresetKind::Gpu),
             (std::set<std::string>{"a100-80g", "h100-sxm", "h200", "mi300x", "tpuv4"}));
   EXPECT_EQ(names_of(io::PresetKind::Cluster),
-            (std::set<std::string>{"tpuv4-fattree", "h100-spineleaf", "selene-a100", "h200-superpod",
-                                   "mi300x-roce"}));
+            (std::set<std::string>{"nest-paper-tpuv4-fattree", "nest-paper-h100-spineleaf", "selene-a100",
+                                   "h100-superpod", "h200-superpod", "h100-roce-llama3", "mi300x-roce"}));
   for (const auto& entry : io::list_presets()) {
     EXPECT_FALSE(entry.summary.empty()) << entry.name;
     EXPECT_EQ(entry.path.stem().string(), entry.name);
@@ -172,12 +172,41 @@ TEST_F(ShippedPresets, ClusterLevelsAreWellFormed) {
   EXPECT_DOUBLE_EQ(io::load_cluster("mi300x-roce").levels[2].oversubscription, 2.0);
 }
 
-// tpuv4-fattree and h100-spineleaf mirror the NEST artifact's own DP inputs:
+// Real systems (every cluster preset not named nest-paper-*) use their GPU's
+// datasheet memory, per-direction NVLink (450 GB/s on H100/H200, not NVLink4's
+// 900 GB/s bidirectional total) and a measured link efficiency with its source.
+TEST_F(ShippedPresets, RealSystemsUseDatasheetsAndSourcedLinkEfficiencies) {
+  int real = 0;
+  for (const auto& entry : io::list_presets(io::PresetKind::Cluster)) {
+    const auto& cluster = std::get<ClusterSpec>(entry.spec);
+    if (entry.name.rfind("nest-paper-", 0) == 0) {
+      for (const auto& level : cluster.levels) EXPECT_EQ(level.efficiency, 1.0) << entry.name;  // as NEST has it
+      continue;
+    }
+    ++real;
+    EXPECT_EQ(cluster.gpu.hbm_bytes, io::load_gpu(cluster.gpu.name).hbm_bytes) << entry.name;
+    for (const auto& level : cluster.levels) {
+      EXPECT_GT(level.efficiency, 0.5) << entry.name << " " << level.name;
+      EXPECT_LT(level.efficiency, 1.0) << entry.name << " " << level.name;
+      EXPECT_FALSE(level.efficiency_source.empty()) << entry.name << " " << level.name;
+    }
+  }
+  EXPECT_EQ(real, 5);
+  for (const char* name : {"h100-superpod", "h200-superpod", "h100-roce-llama3"}) {
+    EXPECT_DOUBLE_EQ(io::load_cluster(name).levels[0].bandwidth_Bps, 450e9) << name;
+  }
+  const ClusterSpec llama3 = io::load_cluster("h100-roce-llama3");  // 16-GPU racks, 3,072-GPU pods, 1:7 above
+  EXPECT_EQ(llama3.levels[1].group_size, 2);
+  EXPECT_EQ(llama3.levels[2].group_size, 192);
+  EXPECT_DOUBLE_EQ(llama3.levels[3].oversubscription, 7.0);
+}
+
+// nest-paper-tpuv4-fattree and nest-paper-h100-spineleaf mirror the NEST artifact's own DP inputs:
 // the artifact's "GB/s" are 2^30 B/s, ours 1e9 B/s, so the numbers in GB/s agree.
 TEST_F(ShippedPresets, NestSetupsMirrorTheArtifactInputs) {
   const std::map<std::string, std::string> fixtures = {
-      {"tpuv4-fattree", "tpuv4_llama2_ilp_N1024.in.json"},
-      {"h100-spineleaf", "h100_mixtral_seq_N128.in.json"},
+      {"nest-paper-tpuv4-fattree", "tpuv4_llama2_ilp_N1024.in.json"},
+      {"nest-paper-h100-spineleaf", "h100_mixtral_seq_N128.in.json"},
   };
   for (const auto& [cluster_name, fixture] : fixtures) {
     std::ifstream file(std::string(NESTFAST_SHARED_DIR) + "/fixtures/nest-reference/" + fixture);

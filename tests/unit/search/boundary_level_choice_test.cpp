@@ -37,8 +37,8 @@ testing::RandomCase two_nodes(double slowdown) {
   c.problem.global_batch = 256;  // many micro-batches: p2p is paid per micro-batch
   c.problem.cluster.gpu.hbm_bytes = 1ull << 40;
   c.problem.cluster.levels = {
-      {"node", 8, 4e11, 2e-6, 1.0},
-      {"net", 0, 4e11 / slowdown, 1e-5, 1.0},
+      {"node", 8, 4e11, 2e-6, 1.0, 1, {}},
+      {"net", 0, 4e11 / slowdown, 1e-5, 1.0, 1, {}},
   };
   c.space.tp = {2};
   c.space.pp = {4};

@@ -203,7 +203,7 @@ TEST(ComputeLayout, EqualsPerDeviceEnumerationOnRandomCases) {
 // cluster (Selene's 20 nodes per unit: spans not powers of 2).
 TEST(ComputeLayout, EqualsPerDeviceEnumerationAtScale) {
   ClusterSpec cluster;
-  cluster.levels = {{"nvlink", 8, 3e11, 1e-6, 1}, {"leaf", 20, 2.5e10, 5e-6, 1}, {"spine", 0, 2.5e10, 1e-5, 1}};
+  cluster.levels = {{"nvlink", 8, 3e11, 1e-6, 1, 1, {}}, {"leaf", 20, 2.5e10, 5e-6, 1, 1, {}}, {"spine", 0, 2.5e10, 1e-5, 1, 1, {}}};
   using D = ParallelDim;
   const std::vector<std::vector<ParallelDim>> placements = {
       {D::Tp, D::Cp, D::Ep, D::Dp, D::Pp}, {D::Dp, D::Pp, D::Tp, D::Cp, D::Ep}, {D::Cp, D::Pp, D::Dp, D::Tp, D::Ep}};

@@ -35,9 +35,9 @@ inline ClusterSpec small_cluster(std::mt19937_64& rng) {
   const int rack = (rng() % 2) ? 3 : 2;
   const double fast = 1e11 * (1 + 4 * unit(rng));
   cluster.levels = {
-      {"node", node, fast, 2e-6 * (1 + unit(rng)), 1.0},
-      {"rack", rack, fast / (4 + 20 * unit(rng)), 1e-5 * (1 + unit(rng)), 1.0},
-      {"spine", 0, fast / (8 + 40 * unit(rng)), 3e-5 * (1 + unit(rng)), 1.0 + 2 * unit(rng)},
+      {"node", node, fast, 2e-6 * (1 + unit(rng)), 1.0, 1, {}},
+      {"rack", rack, fast / (4 + 20 * unit(rng)), 1e-5 * (1 + unit(rng)), 1.0, 1, {}},
+      {"spine", 0, fast / (8 + 40 * unit(rng)), 3e-5 * (1 + unit(rng)), 1.0 + 2 * unit(rng), 1, {}},
   };
   return cluster;
 }
