@@ -152,12 +152,15 @@ cmd_up() {
     # 200 Mbit/s and delays every small message behind it). A connection
     # that idles keeps its window, like an RDMA NIC's queue pair. A send
     # completes when it is on its way, as on a NIC, not when a 4 MiB socket
-    # buffer took it: at most 128 KiB per connection (measured, 8 x 1 at
-    # 100 Mbit/s, zipf:0.8 4 MiB: with the default a rank's FAST stages all
-    # "completed" at once and shared its uplink, 0.55 of the bound; 0.87 with
-    # it). 128 KiB is still 10x the bandwidth-delay product here.
+    # buffer took it: at most 256 KiB per connection. Measured with FAST
+    # (a2a bench, fast's fraction of the bound): 8 x 1 at 100 Mbit/s zipf:0.8
+    # 4 MiB: 0.55 default (a rank's stages all "completed" at once and shared
+    # its uplink), 0.74 at 512 KiB, 0.86 at 256 KiB, 0.86 at 128 KiB; 4 x 2 at
+    # 200 Mbit/s uniform 16 MiB: 0.91 default, 0.92 at 512 KiB, 0.88 at
+    # 256 KiB, 0.70 at 128 KiB (on 2 loaded cores a rank is not always back
+    # within the 5 ms that 128 KiB last).
     ip netns exec "$host" sysctl -qw net.ipv4.tcp_limit_output_bytes=65536 net.ipv4.tcp_slow_start_after_idle=0 \
-      net.ipv4.tcp_wmem="4096 16384 131072"
+      net.ipv4.tcp_wmem="4096 16384 262144"
     ip -n "$switch" link add "p$s" mtu "$mtu" type veth peer name nic0 mtu "$mtu" netns "$host"
     ip -n "$switch" link set "p$s" master br0
     ip -n "$switch" link set "p$s" up
