@@ -16,8 +16,9 @@ using io::get_fixed;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string plan_degrees(const io::PlanRow& row) {
-  return fmt::format("tp={} pp={} dp={} ep={} cp={} sp={} mbs={} zero={} vpp={} recompute={}", row.tp, row.pp, row.dp,
-                     row.ep, row.cp, row.sp != 0 ? "on" : "off", row.mbs, row.zero, row.vpp, get_fixed(row.recompute));
+  return fmt::format("tp={} pp={} dp={} ep={} cp={} sp={} mbs={} zero={} vpp={} recompute={} attention={} framework={}",
+                     row.tp, row.pp, row.dp, row.ep, row.cp, row.sp != 0 ? "on" : "off", row.mbs, row.zero, row.vpp,
+                     get_fixed(row.recompute), get_fixed(row.attention), get_fixed(row.framework));
 }
 
 const io::PlanRow* find_row(const std::vector<io::PlanRow>& rows, const std::string& kind, int rank_k) {
@@ -29,15 +30,15 @@ const io::PlanRow* find_row(const std::vector<io::PlanRow>& rows, const std::str
 
 }  // namespace
 
-search::MegatronArguments stored_megatron_arguments(const StoredPoint& point, const io::PlanRow& plan) {
-  const io::StoredPlan stored = io::stored_plan(plan, point.best_stages);
-  search::MegatronArguments megatron = search::megatron_arguments(point.model, stored.plan);
-  if (stored.recompute_per_stage_unknown) {
-    megatron.notes.insert(megatron.notes.begin(),
-                          "recompute differs per stage and the catalog keeps no per-stage modes; the line recomputes "
-                          "every stage fully (fits, slower than priced)");
-  }
-  return megatron;
+MegatronLaunchText stored_launch(const StoredPoint& point, const io::PlanRow& plan) {
+  MegatronLaunchText launch;
+  launch.framework = get_fixed(plan.framework);
+  // The line and environment exactly as stored (what solve printed); the
+  // notes are the emitter's for the stored plan.
+  launch.arguments = get_fixed(plan.megatron_args);
+  launch.environment = get_fixed(plan.megatron_env);
+  launch.notes = search::megatron_arguments(point.model, io::stored_plan(plan, point.best_stages).plan).notes;
+  return launch;
 }
 
 std::string point_text(const StoredPoint& point) {
@@ -55,12 +56,15 @@ std::string point_text(const StoredPoint& point) {
                        static_cast<double>(best->mem_peak_bytes) / kGiB,
                        point.hbm_bytes > 0 ? fmt::format(" of {:.1f} GiB HBM", static_cast<double>(point.hbm_bytes) / kGiB)
                                            : std::string());
-    out += fmt::format("  {:>5} {:>9} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>10}\n", "stage", "layers", "devices",
-                       "1st dev", "boundary", "fw (ms)", "bw (ms)", "p2p (ms)", "mem (GiB)");
+    out += fmt::format("  {:>5} {:>9} {:>7} {:>8} {:>8} {:>10} {:>9} {:>9} {:>9} {:>10}\n", "stage", "layers", "devices",
+                       "1st dev", "boundary", "recompute", "fw (ms)", "bw (ms)", "p2p (ms)", "mem (GiB)");
     for (const io::StageRow& stage : point.best_stages) {
-      out += fmt::format("  {:>5} {:>9} {:>7} {:>8} {:>8} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.2f}\n", stage.stage,
+      const std::string recompute = get_fixed(stage.recompute) +
+                                    (stage.recompute_layers > 0 ? "/" + std::to_string(stage.recompute_layers) : "");
+      out += fmt::format("  {:>5} {:>9} {:>7} {:>8} {:>8} {:>10} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.2f}\n", stage.stage,
                          fmt::format("{}-{}", stage.first_layer, stage.last_layer), stage.devices, stage.first_device,
                          stage.boundary_level < 0 ? std::string("-") : fmt::format("L{}", stage.boundary_level),
+                         recompute,
                          1e3 * stage.fw_s, 1e3 * stage.bw_s, 1e3 * stage.p2p_s,
                          static_cast<double>(stage.mem_bytes) / kGiB);
     }
@@ -84,7 +88,7 @@ std::string point_text(const StoredPoint& point) {
     }
   }
   if (best != nullptr && best->feasible != 0) {
-    out += megatron_text(stored_megatron_arguments(point, *best), "  ");
+    out += "  " + megatron_text(stored_launch(point, *best));
   }
   return out;
 }
@@ -105,6 +109,8 @@ nlohmann::json point_json(const StoredPoint& point) {
                           {"vpp", row.vpp},
                           {"recompute", get_fixed(row.recompute)},
                           {"placement_order", get_fixed(row.placement_order)},
+                          {"framework", get_fixed(row.framework)},
+                          {"attention", get_fixed(row.attention)},
                           {"iter_time_s", row.iter_time_s},
                           {"tokens_per_s", row.tokens_per_s},
                           {"mfu", row.mfu},
@@ -130,13 +136,16 @@ nlohmann::json point_json(const StoredPoint& point) {
                         {"devices", stage.devices},
                         {"first_device", stage.first_device},
                         {"boundary_level", stage.boundary_level},
+                        {"pipeline_rank", stage.pipeline_rank},
+                        {"recompute", get_fixed(stage.recompute)},
+                        {"recompute_layers", stage.recompute_layers},
                         {"fw_s", stage.fw_s},
                         {"bw_s", stage.bw_s},
                         {"p2p_s", stage.p2p_s},
                         {"mem_bytes", stage.mem_bytes}});
     }
     plans.front()["stages"] = stages;
-    add_megatron_json(out, stored_megatron_arguments(point, *best));
+    out.update(megatron_json(stored_launch(point, *best)));
   }
   out["plans"] = plans;
   out["baselines"] = baselines;

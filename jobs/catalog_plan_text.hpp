@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "io/catalog/catalog_rows.hpp"
+#include "jobs/megatron_text.hpp"
 #include "solver/model/model_spec.hpp"
-#include "solver/search/megatron_args.hpp"
 
 namespace nestfast::jobs {
 
@@ -21,9 +21,10 @@ struct StoredPoint {
   std::uint64_t hbm_bytes = 0;            // per GPU, 0 when unknown
 };
 
-// The Megatron-LM line of `plan` (a row of `point` whose stages are point.best_stages):
-// search::megatron_arguments of the stored plan, the same line `solve` prints for it.
-search::MegatronArguments stored_megatron_arguments(const StoredPoint& point, const io::PlanRow& plan);
+// The Megatron-LM launch stored with `plan` (a row of `point` whose stages are
+// point.best_stages): the line and environment solve printed for it, and the
+// emitter's notes for the stored plan.
+MegatronLaunchText stored_launch(const StoredPoint& point, const io::PlanRow& plan);
 
 // The full text of one point: header, stage table, alternatives, baselines, Megatron-LM line.
 std::string point_text(const StoredPoint& point);

@@ -49,6 +49,8 @@ struct EvaluateOptions {
   std::string a2a = "fast";
   double moe_imbalance = 1.0;
   bool flash_attention = false;
+  std::string framework = "megatron-core";
+  int recompute_layers = 0;
   bool json = false;
 };
 
@@ -103,8 +105,13 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.optimizer = parse_optimizer(options.optimizer, "--optimizer");
   execution.a2a = parse_all_to_all(options.a2a, "--a2a");
   execution.expert_imbalance = options.moe_imbalance;
-  execution.flash_attention = options.flash_attention;
+  execution.framework = parse_framework(options.framework, "--framework");
+  // Megatron-Core runs context parallelism only in fused attention (search::uses_flash_attention).
+  execution.flash_attention =
+      options.flash_attention || (execution.framework == Framework::MegatronCore && execution.cp > 1);
   execution.placement = search::parse_placement(options.placement, "--placement");
+  if (options.recompute_layers < 0)
+    throw std::invalid_argument("--recompute-layers: " + std::to_string(options.recompute_layers) + " must be >= 0");
 
   validate_degrees(model, cluster, execution, options.gpus);
   const ExecutionLayout layout = compute_layout(cluster, execution);
@@ -120,6 +127,8 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
       throw std::invalid_argument(std::string("--stages: ") + error.what());
     }
   }
+  for (StagePlan& stage : execution.stages)
+    stage.recompute_layers = stage.recompute == Recompute::Full ? options.recompute_layers : 0;
   return execution;
 }
 
@@ -176,7 +185,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
       layers.push_back({{"first_layer", stage.first_layer},
                         {"last_layer", stage.last_layer},
                         {"boundary_level", stage.boundary_level},
-                        {"recompute", to_string(stage.recompute)}});
+                        {"recompute", to_string(stage.recompute)},
+                        {"recompute_layers", stage.recompute_layers}});
     }
     stages.push_back({{"rank", rank.rank},
                       {"first_device", rank.first_device},
@@ -201,7 +211,9 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
             {"recompute", recompute_text(execution)}, {"placement", search::placement_to_string(execution.placement)}, {"a2a", to_string(execution.a2a)},
-            {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention}}},
+            {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention},
+            {"framework", to_string(execution.framework)},
+            {"attention", execution.flash_attention ? "flash" : "unfused"}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
           {"sequences_per_s", cost.sequences_per_s},
@@ -219,7 +231,7 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
           {"memory_peak_bytes", cost.memory_peak_bytes},
           {"hbm_bytes", cost.hbm_bytes},
           {"stages", stages}};
-  add_megatron_json(result, search::megatron_arguments(model, execution));
+  result.update(megatron_json(megatron_launch(model, execution)));
   if (other)
     result["a2a_alternative"] = {{"a2a", to_string(other->algorithm)},
                                  {"ep_comm_s", other->cost.breakdown.ep_comm_s},
@@ -278,7 +290,7 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
     std::cout << "feasible: yes\n";
   else
     std::cout << "feasible: NO — the plan does not fit: " << cost.infeasible_reason << "\n";
-  std::cout << megatron_text(search::megatron_arguments(model, execution));
+  std::cout << megatron_text(megatron_launch(model, execution));
 }
 
 }  // namespace
@@ -311,6 +323,10 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--moe-imbalance", options->moe_imbalance, "hottest expert device's tokens / mean (>= 1)");
   command->add_flag("--flash-attention", options->flash_attention,
                    "fused attention (no s^2 activations); default: Megatron's unfused softmax");
+  add_framework_option(*command, options->framework);
+  command->add_option("--recompute-layers", options->recompute_layers,
+                      "full recompute of only the first N blocks of each stage (Megatron's --recompute-method block); "
+                      "0 = every block");
   command->add_flag("--json", options->json, "print one JSON object");
   command->callback([options, &context] {
     const ModelSpec model = io::load_model(options->model);

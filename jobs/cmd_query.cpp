@@ -10,6 +10,7 @@
 #include "io/catalog/catalog_reader.hpp"
 #include "jobs/catalog_plan_text.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/launch_file.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -21,6 +22,7 @@ struct QueryOptions {
   std::string cluster;
   int global_batch = 0;
   bool json = false;
+  std::string launch;  // directory for launch.sbatch + plan.json of the best plan
 };
 
 int run_query(const QueryOptions& options) {
@@ -47,6 +49,26 @@ int run_query(const QueryOptions& options) {
                                 (options.cluster.empty() ? "" : " on cluster '" + options.cluster + "'") +
                                 (options.global_batch > 0 ? " with global batch " + std::to_string(options.global_batch) : ""));
   }
+  if (!options.launch.empty()) {
+    if (points.size() != 1)
+      throw std::invalid_argument("--launch: " + std::to_string(points.size()) +
+                                  " sweep points match; narrow them with --cluster and --gbs");
+    const StoredPoint& point = points.begin()->second;
+    const io::PlanRow* best = nullptr;
+    for (const io::PlanRow& row : point.rows)
+      if (io::get_fixed(row.kind) == "nest" && row.rank_k == 0 && row.feasible != 0) best = &row;
+    if (best == nullptr) throw std::invalid_argument("--launch: the sweep point has no feasible plan");
+    LaunchRequest request;
+    request.directory = options.launch;
+    request.job_name = options.model + "-" + std::to_string(options.gpus) + "gpus";
+    request.gpus = options.gpus;
+    request.gpus_per_node = static_cast<int>(
+        reader.u64_attribute_of("clusters/" + io::preset_link_name(io::get_fixed(best->cluster)), "gpus_per_node"));
+    request.vocab = point.model.vocab;
+    request.launch = stored_launch(point, *best);
+    request.plan = point_json(point);
+    write_launch_files(request);
+  }
   if (options.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [id, point] : points) out.push_back(point_json(point));
@@ -72,6 +94,8 @@ void register_query(CLI::App& app, CliContext& context) {
   command->add_option("--cluster", options->cluster, "Only this cluster");
   command->add_option("--gbs", options->global_batch, "Only this global batch (sequences)")->check(CLI::PositiveNumber);
   command->add_flag("--json", options->json, "The same data as JSON");
+  command->add_option("--launch", options->launch,
+                      "Write DIR/launch.sbatch (Megatron-LM pretrain_gpt.py) and DIR/plan.json for the best plan");
   command->callback([&context, options] {
     // A query reads one file on one process; other ranks of an mpiexec launch stay quiet.
     int rank = 0;

@@ -20,8 +20,8 @@
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/dp_device.hpp"
+#include "jobs/launch_file.hpp"
 #include "jobs/megatron_text.hpp"
-#include "solver/search/megatron_args.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
 
@@ -48,6 +48,10 @@ struct SolveFlags {
   std::uint64_t mcmc_seed = 1;
   int exhaustive_max_plans = 200000;
   std::string gpu = "auto";
+  std::string framework = "megatron-core";
+  std::vector<std::string> recompute_layers;
+  bool allow_fsdp_pp = false;
+  std::string launch;  // directory for launch.sbatch + plan.json
 };
 
 std::vector<int> parse_switch_list(const std::string& text) {
@@ -67,6 +71,7 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   problem.seq_len = flags.seq;
   problem.optimizer = parse_optimizer(flags.optimizer, "--optimizer");
   problem.a2a = parse_all_to_all(flags.a2a, "--a2a");
+  problem.framework = parse_framework(flags.framework, "--framework");
   return problem;
 }
 
@@ -87,6 +92,8 @@ search::StrategySpace make_space(const SolveFlags& flags) {
   space.recompute = recompute_list(flags.recompute, "--recompute");
   space.placements = placement_list(flags.placement, "--placement");
   space.uneven_layers = !flags.even_layers;
+  space.recompute_layers = ints(flags.recompute_layers, "--recompute-layers", search::kRecomputeLayersRange);
+  space.allow_fsdp_with_pipeline = flags.allow_fsdp_pp;
   return space;
 }
 
@@ -104,11 +111,21 @@ std::string level_name(const ClusterSpec& cluster, int level) {
   return fmt::format("{} ({})", level, cluster.levels[static_cast<std::size_t>(level)].name);
 }
 
+std::string recompute_summary(const Execution& e) {
+  if (e.stages.empty()) return "none";
+  for (const StagePlan& stage : e.stages)
+    if (stage.recompute != e.stages.front().recompute) return "per-stage";
+  const StagePlan& first = e.stages.front();
+  return first.recompute == Recompute::Full && first.recompute_layers > 0
+             ? fmt::format("block({})", first.recompute_layers)
+             : std::string(to_string(first.recompute));
+}
+
 std::string degrees(const Execution& e) {
-  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} placement={}", e.tp, e.cp, e.ep, e.pp,
-                     e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
-                     e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"),
-                     search::placement_to_string(e.placement));
+  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} recompute={} attention={} placement={}", e.tp,
+                     e.cp, e.ep, e.pp, e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
+                     e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"), recompute_summary(e),
+                     e.flash_attention ? "flash" : "unfused", search::placement_to_string(e.placement));
 }
 
 int stage_blocks(const StagePlan& stage, int blocks) {
@@ -133,13 +150,16 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
                        stage.boundary_level >= 0 ? problem.cluster.levels[static_cast<std::size_t>(stage.boundary_level)].name
                                                  : ""},
                       {"recompute", to_string(stage.recompute)},
+                      {"recompute_layers", stage.recompute_layers},
                       {"rank_time_per_microbatch_s", rank.time_per_microbatch_s},
                       {"memory_bytes", rank.memory.total_bytes()}});
   }
   std::vector<std::string> placement;
   for (ParallelDim dim : plan.placement) placement.emplace_back(to_string(dim));
   const TimeBreakdown& b = cost.breakdown;
-  nlohmann::json out = {{"tp", plan.tp},
+  nlohmann::json out = {{"framework", to_string(plan.framework)},
+          {"attention", plan.flash_attention ? "flash" : "unfused"},
+          {"tp", plan.tp},
           {"cp", plan.cp},
           {"ep", plan.ep},
           {"pp", plan.pp},
@@ -168,7 +188,7 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
             {"dp_sync_s", b.dp_sync_s},
             {"optimizer_s", b.optimizer_s}}},
           {"stages", stages}};
-  add_megatron_json(out, search::megatron_arguments(problem.model, plan));
+  out.update(megatron_json(megatron_launch(problem.model, plan)));
   return out;
 }
 
@@ -242,7 +262,7 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
              "{} plans priced; {:.3f} s on {} thread(s), DP on the {}\n",
              s.instances, s.pruned_instances, s.feasible_instances, s.dp_runs, s.states, s.transitions, s.pruned_memory,
              s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads, dp_device);
-  fmt::print("\n{}", megatron_text(search::megatron_arguments(problem.model, best)));
+  fmt::print("\n{}", megatron_text(megatron_launch(problem.model, best)));
 }
 
 void run_solve(const SolveFlags& flags, CliContext& context) {
@@ -284,8 +304,23 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
   }
   context.exit_code = 0;
   if (rank != 0) return;
+  if (!flags.launch.empty()) {
+    const Execution& best = result.top.front().plan;
+    LaunchRequest request;
+    request.directory = flags.launch;
+    request.job_name = fmt::format("{}-{}gpus", problem.model.name, problem.gpus);
+    request.gpus = problem.gpus;
+    request.gpus_per_node = problem.cluster.levels.empty() ? problem.gpus : problem.cluster.levels.front().group_size;
+    request.vocab = problem.model.vocab;
+    request.launch = megatron_launch(problem.model, best);
+    request.plan = plan_json(problem, best, costs.front());
+    request.plan["model"] = problem.model.name;
+    request.plan["cluster"] = problem.cluster.name;
+    write_launch_files(request);
+  }
   if (!flags.json) {
     print_text(problem, result, costs, threads, device.name);
+    if (!flags.launch.empty()) fmt::print("\nLaunch file: {}/launch.sbatch (plan: {}/plan.json)\n", flags.launch, flags.launch);
     return;
   }
   nlohmann::json alternatives = nlohmann::json::array();
@@ -351,6 +386,14 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)");
   command->add_option("--exhaustive-limit", flags->exhaustive_max_plans,
                       "run the exhaustive baseline only up to this many plans (default 200000)");
+  add_framework_option(*command, flags->framework);
+  add_list_option(*command, "--recompute-layers", flags->recompute_layers,
+                      "megatron-core: block recompute of N layers per stage to search, comma list; 0 = full "
+                      "recompute of every layer (default: 0 and powers of two below the layers per stage)");
+  command->add_flag("--allow-fsdp-pp", flags->allow_fsdp_pp,
+                    "megatron-core: allow ZeRO-2/3 (Megatron-FSDP) with pp > 1, which no upstream test runs");
+  command->add_option("--launch", flags->launch,
+                      "write DIR/launch.sbatch (Megatron-LM pretrain_gpt.py under srun) and DIR/plan.json for the best plan");
   add_gpu_option(*command, flags->gpu);
   command->add_flag("--json", flags->json, "print one JSON object");
   command->callback([flags, &context] { run_solve(*flags, context); });

@@ -1,18 +1,35 @@
 #pragma once
-// How every command shows a plan's Megatron-LM line (search::megatron_arguments,
-// the one emitter): solve, evaluate and query print and serialise it alike.
+// How every command shows a plan's Megatron-LM launch (solve, evaluate,
+// query print this one block, so one plan reads the same everywhere):
+//   Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size ...
+//     environment: CUDA_DEVICE_MAX_CONNECTIONS=1
+//     note: ...   (framework nest: why Megatron-LM cannot run it as priced)
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
-#include "solver/search/megatron_args.hpp"
+#include "solver/model/model_spec.hpp"
+#include "solver/search/execution.hpp"
 
 namespace nestfast::jobs {
 
-// "<indent>Megatron-LM: <line>\n", then "<indent>  # <note>\n" per note.
-std::string megatron_text(const search::MegatronArguments& megatron, const std::string& indent = "");
+struct MegatronLaunchText {
+  std::string framework;    // "megatron-core" or "nest"
+  std::string arguments;    // the argument line
+  std::string environment;  // a shell-ready line ("" = none)
+  std::vector<std::string> notes;
+};
 
-// Sets "megatron_args" (the line) and "megatron_notes" (a list) in `out`.
-void add_megatron_json(nlohmann::json& out, const search::MegatronArguments& megatron);
+// From the one emitter (solver/search/megatron_args.hpp).
+MegatronLaunchText megatron_launch(const ModelSpec& model, const Execution& plan);
+
+std::string megatron_text(const MegatronLaunchText& launch);
+
+// --framework megatron-core|nest (default megatron-core) on a subcommand.
+void add_framework_option(CLI::App& command, std::string& framework);
+// {"framework", "megatron_args", "megatron_environment", "megatron_notes"}
+nlohmann::json megatron_json(const MegatronLaunchText& launch);
 
 }  // namespace nestfast::jobs

@@ -22,7 +22,8 @@ void serialize(Archive& ar, nestfast::io::SweepSpec& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
-  ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.top_k& s.baselines;
+  ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.framework& s.allow_fsdp_pp&
+      s.top_k& s.baselines;
 }
 
 template <class Archive>
@@ -56,7 +57,7 @@ void serialize(Archive& ar, nestfast::MoeSpec& s, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, nestfast::ModelSpec& s, unsigned) {
   ar& s.name& s.source& s.num_layers& s.hidden& s.ffn_hidden& s.heads& s.kv_heads& s.head_dim& s.vocab& s.seq_len& s.mlp&
-      s.tied_embeddings& s.dtype_bytes& s.moe;
+      s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.dtype_bytes& s.moe;
 }
 
 template <class Archive>

@@ -42,6 +42,13 @@ CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   if (!has_attribute(file_, "format") || read_string_attribute(file_, "format") != kCatalogFormat) {
     throw std::invalid_argument(path + ": not a nestfast catalog (no format=\"nestfast-catalog\" attribute)");
   }
+  const std::int64_t schema = has_attribute(file_, "schema_version") ? read_i64_attribute(file_, "schema_version") : 0;
+  if (schema != kCatalogSchemaVersion) {
+    throw std::invalid_argument(path + ": catalog schema version " + std::to_string(schema) + ", this nestfast reads " +
+                                std::to_string(kCatalogSchemaVersion) +
+                                " (older catalogs lack the framework, attention and Megatron-LM line of each plan): "
+                                "rebuild it with this nestfast's run/catalog");
+  }
   if (!has("plans")) {
     throw std::invalid_argument(path + ": the catalog is unfinished (no /plans yet); let its job complete or resume it");
   }
@@ -87,6 +94,12 @@ ModelSpec CatalogReader::model(const std::string& name) const {
   model.seq_len = integer("seq_len");
   model.mlp = read_string_attribute(group, "mlp") == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
   model.tied_embeddings = integer("tied_embeddings") != 0;
+  model.normalization = read_string_attribute(group, "normalization") == "rmsnorm" ? Normalization::RmsNorm
+                                                                                   : Normalization::LayerNorm;
+  model.position_embedding = read_string_attribute(group, "position_embedding") == "rope"
+                                 ? PositionEmbedding::Rope
+                                 : PositionEmbedding::LearnedAbsolute;
+  model.linear_bias = integer("linear_bias") != 0;
   model.dtype_bytes = integer("dtype_bytes");
   model.moe.num_experts = integer("moe_num_experts");
   model.moe.top_k = integer("moe_top_k");

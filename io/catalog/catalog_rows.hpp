@@ -13,6 +13,8 @@ namespace nestfast::io {
 inline constexpr std::size_t kNameChars = 64;   // model and cluster names
 inline constexpr std::size_t kShortChars = 16;  // kind, recompute, algo
 inline constexpr std::size_t kOrderChars = 32;  // placement order "tp,ep,pp,dp"
+inline constexpr std::size_t kArgumentChars = 2048;  // the Megatron-LM argument line
+inline constexpr std::size_t kEnvironmentChars = 64; // its environment ("CUDA_DEVICE_MAX_CONNECTIONS=1")
 
 // Copies `text` into a fixed field (N - 1 characters and the NUL); an
 // over-long text is an error, never silently cut.
@@ -55,6 +57,10 @@ struct PlanRow {
   std::int32_t vpp = 0;
   char recompute[kShortChars] = {};
   char placement_order[kOrderChars] = {};
+  char framework[kShortChars] = {};  // "megatron-core" or "nest"
+  char attention[kShortChars] = {};  // "flash" or "unfused"
+  char megatron_args[kArgumentChars] = {};    // exactly what solve/evaluate print for the plan
+  char megatron_env[kEnvironmentChars] = {};  // the environment it needs ("" = none)
   double iter_time_s = 0;
   double tokens_per_s = 0;
   double mfu = 0;
@@ -72,6 +78,9 @@ struct StageRow {
   std::int32_t devices = 0;
   std::int32_t first_device = 0;
   std::int32_t boundary_level = 0;  // network level of the boundary into this stage (-1: first stage)
+  std::int32_t pipeline_rank = 0;   // stage % pp (interleaved chunks share a rank)
+  std::int32_t recompute_layers = 0;  // full recompute: 0 = every block, N = the first N (block method)
+  char recompute[kShortChars] = {};   // none, selective or full
   double fw_s = 0;
   double bw_s = 0;
   double p2p_s = 0;
@@ -98,8 +107,9 @@ struct ValidationRow {
 
 // Rows are written as they lie in memory (a type conversion would break
 // collective I/O on compressed datasets), so they must have no padding.
-static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 3 * 4 + kShortChars + 11 * 4 + kShortChars + kOrderChars + 3 * 8 + 3 * 8);
-static_assert(sizeof(StageRow) == 8 + 6 * 4 + 3 * 8 + 8);
+static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 3 * 4 + kShortChars + 11 * 4 + kShortChars + kOrderChars +
+                                   2 * kShortChars + kArgumentChars + kEnvironmentChars + 3 * 8 + 3 * 8);
+static_assert(sizeof(StageRow) == 8 + 8 * 4 + kShortChars + 3 * 8 + 8);
 static_assert(sizeof(ValidationRow) == 8 + kShortChars + 8 + 2 * 4 + 7 * 8 + 8 + 8);
 
 // A plan with its stages, before it has a row number.

@@ -53,6 +53,12 @@ H5Handle plan_row_type() {
   NESTFAST_MEMBER(PlanRow, vpp, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(PlanRow, recompute, short_text);
   NESTFAST_MEMBER(PlanRow, placement_order, order);
+  const H5Handle arguments = fixed_string_type(kArgumentChars);
+  const H5Handle environment = fixed_string_type(kEnvironmentChars);
+  NESTFAST_MEMBER(PlanRow, framework, short_text);
+  NESTFAST_MEMBER(PlanRow, attention, short_text);
+  NESTFAST_MEMBER(PlanRow, megatron_args, arguments);
+  NESTFAST_MEMBER(PlanRow, megatron_env, environment);
   NESTFAST_MEMBER(PlanRow, iter_time_s, H5T_NATIVE_DOUBLE);
   NESTFAST_MEMBER(PlanRow, tokens_per_s, H5T_NATIVE_DOUBLE);
   NESTFAST_MEMBER(PlanRow, mfu, H5T_NATIVE_DOUBLE);
@@ -71,6 +77,10 @@ H5Handle stage_row_type() {
   NESTFAST_MEMBER(StageRow, devices, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(StageRow, first_device, H5T_NATIVE_INT32);
   NESTFAST_MEMBER(StageRow, boundary_level, H5T_NATIVE_INT32);
+  NESTFAST_MEMBER(StageRow, pipeline_rank, H5T_NATIVE_INT32);
+  NESTFAST_MEMBER(StageRow, recompute_layers, H5T_NATIVE_INT32);
+  const H5Handle short_text = fixed_string_type(kShortChars);
+  NESTFAST_MEMBER(StageRow, recompute, short_text);
   NESTFAST_MEMBER(StageRow, fw_s, H5T_NATIVE_DOUBLE);
   NESTFAST_MEMBER(StageRow, bw_s, H5T_NATIVE_DOUBLE);
   NESTFAST_MEMBER(StageRow, p2p_s, H5T_NATIVE_DOUBLE);

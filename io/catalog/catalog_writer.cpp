@@ -140,6 +140,9 @@ void CatalogWriter::write_models(const std::vector<ModelSpec>& models) {
     write_attribute(group, "seq_len", model.seq_len);
     write_attribute(group, "mlp", mlp_name(model.mlp));
     write_attribute(group, "tied_embeddings", static_cast<int>(model.tied_embeddings));
+    write_attribute(group, "normalization", model.normalization == Normalization::RmsNorm ? "rmsnorm" : "layernorm");
+    write_attribute(group, "position_embedding", model.position_embedding == PositionEmbedding::Rope ? "rope" : "learned");
+    write_attribute(group, "linear_bias", static_cast<int>(model.linear_bias));
     write_attribute(group, "dtype_bytes", model.dtype_bytes);
     write_attribute(group, "moe_num_experts", model.moe.num_experts);
     write_attribute(group, "moe_top_k", model.moe.top_k);
@@ -168,6 +171,9 @@ void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
     write_attribute(group, "gpu_peak_flops_fp8", gpu.peak_flops_fp8);
     write_attribute(group, "gpu_peak_flops_fp32", gpu.peak_flops_fp32);
     write_attribute(group, "gpu_hbm_efficiency", gpu.hbm_efficiency);
+    // For launch files (GPUs per node = the innermost level's group size).
+    write_attribute(group, "gpus_per_node",
+                    static_cast<std::uint64_t>(cluster.levels.empty() ? 0 : cluster.levels.front().group_size));
 
     const std::size_t levels = cluster.levels.size();
     std::vector<std::int32_t> group_size(levels);

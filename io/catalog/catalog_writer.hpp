@@ -19,7 +19,10 @@
 namespace nestfast::io {
 
 inline constexpr const char* kCatalogFormat = "nestfast-catalog";
-inline constexpr int kCatalogSchemaVersion = 1;
+// 2: plans keep framework, attention, the Megatron-LM argument line and its
+// environment; stages keep their recompute mode, block-recompute layers and
+// pipeline rank.
+inline constexpr int kCatalogSchemaVersion = 2;
 
 struct CatalogIdentity {
   std::string job_name;

@@ -11,7 +11,9 @@ std::string recompute_summary(const Execution& plan) {
   const Recompute first = plan.stages.front().recompute;
   const bool uniform = std::all_of(plan.stages.begin(), plan.stages.end(),
                                    [&](const StagePlan& stage) { return stage.recompute == first; });
-  return uniform ? to_string(first) : "mixed";
+  if (!uniform) return "mixed";
+  const int layers = plan.stages.front().recompute_layers;
+  return first == Recompute::Full && layers > 0 ? "full/" + std::to_string(layers) : to_string(first);
 }
 
 void set_plan_degrees(PlanRow& row, const Execution& plan) {
@@ -26,6 +28,19 @@ void set_plan_degrees(PlanRow& row, const Execution& plan) {
   row.vpp = plan.vpp;
   set_fixed(row.recompute, recompute_summary(plan));
   set_fixed(row.placement_order, search::placement_to_string(plan.placement));
+  set_fixed(row.framework, to_string(plan.framework));
+  set_fixed(row.attention, plan.flash_attention ? "flash" : "unfused");
+}
+
+void set_stage_plan(StageRow& row, const StagePlan& stage, int index, int pp) {
+  row.stage = index;
+  row.first_layer = stage.first_layer;
+  row.last_layer = stage.last_layer;
+  row.first_device = stage.first_device;
+  row.boundary_level = stage.boundary_level;
+  row.pipeline_rank = index % pp;
+  row.recompute_layers = stage.recompute_layers;
+  set_fixed(row.recompute, to_string(stage.recompute));
 }
 
 StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages) {
@@ -44,14 +59,14 @@ StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages) 
   plan.vpp = row.vpp;
   const std::string order = get_fixed(row.placement_order);
   if (!order.empty()) plan.placement = search::parse_placement(order, "placement_order");
-  const std::string recompute = get_fixed(row.recompute);
-  out.recompute_per_stage_unknown = recompute == "mixed";
-  const Recompute mode = out.recompute_per_stage_unknown ? Recompute::Full : parse_recompute(recompute, "recompute");
+  plan.framework = parse_framework(get_fixed(row.framework), "framework");
+  plan.flash_attention = get_fixed(row.attention) == "flash";
   for (const StageRow& stored : stages) {
     StagePlan stage;
     stage.first_layer = stored.first_layer;
     stage.last_layer = stored.last_layer;
-    stage.recompute = mode;
+    stage.recompute = parse_recompute(get_fixed(stored.recompute), "recompute");
+    stage.recompute_layers = stored.recompute_layers;
     stage.first_device = stored.first_device;
     stage.boundary_level = stored.boundary_level;
     plan.stages.push_back(stage);

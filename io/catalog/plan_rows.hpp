@@ -15,20 +15,22 @@ namespace nestfast::io {
 // Every stage's mode, or "mixed" when they differ ("none" without stages).
 std::string recompute_summary(const Execution& plan);
 
-// The row's degrees, recompute summary and placement order from `plan`.
+// The row's degrees, recompute summary, placement order, framework and
+// attention from `plan`.
 void set_plan_degrees(PlanRow& row, const Execution& plan);
+
+// Stage `index` of a plan with `pp` pipeline ranks: its layers, devices,
+// boundary level, pipeline rank and recompute (mode and block layers).
+void set_stage_plan(StageRow& row, const StagePlan& stage, int index, int pp);
 
 struct StoredPlan {
   Execution plan;
-  // The catalog keeps one recompute summary per plan; for a "mixed" plan the
-  // stages' own modes are unknown and every stage reads as full recompute
-  // (the mode that fits wherever the plan fits).
-  bool recompute_per_stage_unknown = false;
 };
 
-// The plan of a feasible row and its stages (layer ranges, first devices,
-// boundary levels). The optimizer, all-to-all pricing and attention are not
-// stored and keep Execution's defaults.
+// The plan of a feasible row and its stages (layer ranges, recompute mode
+// and block layers per stage, first devices, boundary levels), with the
+// row's framework and attention. The optimizer and all-to-all pricing are
+// not stored and keep Execution's defaults.
 StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages);
 
 }  // namespace nestfast::io

@@ -206,7 +206,8 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   const toml::table* table = reader.table_at(root, "search", "search");
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
-                                                 "top_k", "baselines"});
+                                                 "recompute_layers", "framework", "allow_fsdp_pp", "top_k",
+                                                 "baselines"});
   SearchLimits& search = job.search;
   auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
     if (const auto* node = table->get(key)) {
@@ -225,6 +226,13 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
     search.recompute = reader.string_list(*node, "search.recompute",
                                           [](const std::string& mode, const std::string& what) { parse_recompute(mode, what); });
   }
+  ints("recompute_layers", search.recompute_layers, search::kRecomputeLayersRange);
+  if (const auto* node = table->get("framework")) {
+    const std::vector<std::string> one = reader.string_list(*node, "search.framework", {"megatron-core", "nest"});
+    if (one.size() != 1) reader.fail(JobReader::line_of(*node), "search.framework", "names one framework");
+    search.framework = one.front();
+  }
+  if (const auto* node = table->get("allow_fsdp_pp")) search.allow_fsdp_pp = reader.bool_value(*node, "search.allow_fsdp_pp");
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));
   if (const auto* node = table->get("baselines")) {
     if (node->is_array() && node->as_array()->empty()) {

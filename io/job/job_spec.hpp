@@ -38,6 +38,9 @@ struct SearchLimits {
   std::vector<int> vpp;
   std::vector<bool> sp;
   std::vector<std::string> recompute;  // none, selective, full
+  std::vector<int> recompute_layers;   // megatron-core block recompute; empty = the search's default
+  std::string framework = "megatron-core";  // or "nest"
+  bool allow_fsdp_pp = false;          // megatron-core: ZeRO-2/3 with pp > 1
   int top_k = 5;                       // alternatives kept per sweep point
   std::vector<std::string> baselines = {"manual", "phaze", "mcmc"};
 };

@@ -39,9 +39,11 @@ MoeSpec read_moe(const TomlTableReader& table, int num_layers) {
 ModelSpec read_model_preset(const PresetFile& file) {
   const toml::table document = parse_toml_file(file.path);
   const TomlTableReader root(document, file.path, "", {"model"});
-  const TomlTableReader table(root.table("model"), file.path, "model",
+  const toml::table& raw = root.table("model");
+  const TomlTableReader table(raw, file.path, "model",
                               {"name", "source", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
-                               "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe"});
+                               "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe",
+                               "normalization", "position_embedding", "linear_bias"});
   ModelSpec model;
   auto header = read_preset_header(table, file);
   model.name = std::move(header.name);
@@ -67,6 +69,18 @@ ModelSpec read_model_preset(const PresetFile& file) {
   model.seq_len = table.integer("seq_len", Bound::AtLeastOne);
   model.mlp = read_mlp(table);
   model.tied_embeddings = table.boolean("tied_embeddings");
+  // Optional; the defaults follow the MLP (SwiGLU models are Llama-style:
+  // RMSNorm, rotary positions, no biases; GELU models GPT-style).
+  const bool llama_style = model.mlp == MlpKind::Swiglu;
+  const std::string norm = raw.contains("normalization") ? table.string("normalization") : (llama_style ? "rmsnorm" : "layernorm");
+  if (norm == "rmsnorm") model.normalization = Normalization::RmsNorm;
+  else if (norm == "layernorm") model.normalization = Normalization::LayerNorm;
+  else table.fail("normalization", fmt::format("must be \"layernorm\" or \"rmsnorm\", got \"{}\"", norm));
+  const std::string position = raw.contains("position_embedding") ? table.string("position_embedding") : (llama_style ? "rope" : "learned");
+  if (position == "rope") model.position_embedding = PositionEmbedding::Rope;
+  else if (position == "learned") model.position_embedding = PositionEmbedding::LearnedAbsolute;
+  else table.fail("position_embedding", fmt::format("must be \"rope\" or \"learned\", got \"{}\"", position));
+  model.linear_bias = raw.contains("linear_bias") ? table.boolean("linear_bias") : !llama_style;
   model.dtype_bytes = table.integer("dtype_bytes", Bound::AtLeastOne);
   if (model.dtype_bytes != 1 && model.dtype_bytes != 2 && model.dtype_bytes != 4) {
     table.fail("dtype_bytes", fmt::format("must be 1, 2 or 4, got {}", model.dtype_bytes));

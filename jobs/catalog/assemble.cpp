@@ -9,6 +9,7 @@
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
+#include "solver/search/megatron_args.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/stage_cost.hpp"
 
@@ -48,19 +49,20 @@ io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* k
   row.tokens_per_s = cost.tokens_per_s;
   row.mfu = cost.mfu;
   row.mem_peak_bytes = static_cast<std::uint64_t>(cost.memory_peak_bytes);
+  // What reproduces the plan: the same line solve and evaluate print.
+  const search::MegatronArguments megatron = search::megatron_arguments(model, plan);
+  io::set_fixed(row.megatron_args, megatron.arguments);
+  io::set_fixed(row.megatron_env, search::environment_line(megatron.environment));
 
   const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, plan, layout));
   const ReplicaContext replicas = replica_context(cluster, plan, layout);
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const StagePlan& stage = plan.stages[s];
     const StageTime time = stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
-                                      stage.recompute);
+                                      stage.recompute, stage.recompute_layers);
     io::StageRow out;
-    out.first_layer = stage.first_layer;
-    out.last_layer = stage.last_layer;
+    io::set_stage_plan(out, stage, static_cast<int>(s), plan.pp);
     out.devices = plan.devices() / plan.pp;
-    out.first_device = stage.first_device;
-    out.boundary_level = stage.boundary_level;
     double forward = 0;
     for (LayerColumn column : {LayerColumn::ForwardCompute, LayerColumn::ForwardTp, LayerColumn::ForwardCp,
                                LayerColumn::ForwardEp}) {
@@ -140,7 +142,11 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
   }
   for (const search::BaselineResult& baseline : baselines) {
     if (baseline.feasible) {
-      out.plans.push_back(priced_entry(point, baseline.plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
+      // The checkpoint keeps degrees and stages; framework and attention follow from the point.
+      Execution plan = baseline.plan;
+      plan.framework = point.problem.framework;
+      plan.flash_attention = search::uses_flash_attention(point.problem, plan.cp);
+      out.plans.push_back(priced_entry(point, plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
     } else {
       io::PlanEntry entry = point_row(point, baseline.name.c_str(), 0);
       if (baseline.plan.tp > 0) io::set_plan_degrees(entry.row, baseline.plan);  // what was tried

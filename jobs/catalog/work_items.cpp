@@ -44,20 +44,29 @@ long long stored_integer(double value, long long min, long long max, const char*
   return static_cast<long long>(value);
 }
 
+// Chain indices stay below this (models have far fewer layers).
+constexpr double kLayerRange = 1 << 20;
+
 double encode_stage(const StagePlan& stage) {
-  return static_cast<double>(stage.last_layer) * 4.0 + static_cast<double>(static_cast<int>(stage.recompute));
+  return (static_cast<double>(stage.recompute_layers) * kLayerRange + static_cast<double>(stage.last_layer)) * 4.0 +
+         static_cast<double>(static_cast<int>(stage.recompute));
 }
 
-// Stages stored as last_layer * 4 + recompute; first layers follow from the previous stage.
+// Stages stored as (recompute_layers * 2^20 + last_layer) * 4 + recompute
+// (exact in a double); first layers follow from the previous stage.
 std::vector<StagePlan> decode_stages(std::span<const double> values, std::size_t count) {
   if (count > values.size()) damaged("a stage count exceeds its slots");
   std::vector<StagePlan> stages(count);
   int next_first = 0;
   for (std::size_t s = 0; s < count; ++s) {
-    const long long code = stored_integer(values[s], 0, 4LL * std::numeric_limits<int>::max(), "a stage");
-    if (code / 4 < next_first || code % 4 > static_cast<int>(Recompute::Full)) damaged("a stage's layers or recompute");
+    const auto range = static_cast<long long>(kLayerRange);
+    const long long code = stored_integer(values[s], 0, 4 * range * range - 1, "a stage");
+    if (code / 4 % range < next_first || code % 4 > static_cast<int>(Recompute::Full)) {
+      damaged("a stage's layers or recompute");
+    }
     stages[s].first_layer = next_first;
-    stages[s].last_layer = static_cast<int>(code / 4);
+    stages[s].last_layer = static_cast<int>(code / 4 % range);
+    stages[s].recompute_layers = static_cast<int>(code / 4 / range);
     stages[s].recompute = static_cast<Recompute>(code % 4);
     next_first = stages[s].last_layer + 1;
   }

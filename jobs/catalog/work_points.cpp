@@ -32,6 +32,8 @@ search::StrategySpace space_of(const io::SearchLimits& limits, const std::string
   space.vpp = limits.vpp;
   for (bool on : limits.sp) space.sp.push_back(on ? 1 : 0);
   for (const auto& mode : limits.recompute) space.recompute.push_back(parse_recompute(mode, source + ": search.recompute"));
+  space.recompute_layers = limits.recompute_layers;
+  space.allow_fsdp_with_pipeline = limits.allow_fsdp_pp;
   return space;
 }
 
@@ -96,6 +98,7 @@ JobWork build_work(const JobBundle& bundle) {
     item.problem.gpus = point.gpus;
     item.problem.global_batch = point.global_batch;
     item.problem.seq_len = point.seq_len;
+    item.problem.framework = parse_framework(job.search.framework, job.source + ": search.framework");
     if (item.problem.seq_len == 0) item.problem.seq_len = item.problem.model.seq_len;
     item.point.seq_len = item.problem.seq_len;
 

@@ -7,6 +7,10 @@
 namespace nestfast {
 
 enum class MlpKind { Gelu, Swiglu };
+// Architecture details the cost model does not price (norms and position
+// embeddings are a rounding error of the time) but a launch must get right.
+enum class Normalization { LayerNorm, RmsNorm };
+enum class PositionEmbedding { LearnedAbsolute, Rope };
 
 struct MoeSpec {
   int num_experts = 0;        // 0 = dense model
@@ -32,6 +36,9 @@ struct ModelSpec {
   int seq_len = 0;     // default sequence length
   MlpKind mlp = MlpKind::Gelu;
   bool tied_embeddings = false;
+  Normalization normalization = Normalization::LayerNorm;
+  PositionEmbedding position_embedding = PositionEmbedding::LearnedAbsolute;
+  bool linear_bias = true;  // biases in the linear layers (GPT-3 style); Llama-style models have none
   int dtype_bytes = 2;  // activations and weights (bf16/fp16)
   MoeSpec moe;
 };

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 
 #include "solver/search/baselines.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -30,8 +31,13 @@ BaselineResult manual_baseline(const SolveProblem& problem) {
       instance.micro_batch = 1;
       instance.zero_stage = dp > 1 ? 1 : 0;
       Execution execution = execution_skeleton(problem, instance);
-      execution.stages = uniform_stages(model, compute_layout(problem.cluster, execution), pp, 1, mode);
-      const PlanCost cost = evaluate_plan(model, problem.cluster, execution);
+      PlanCost cost;
+      try {
+        execution.stages = uniform_stages(model, compute_layout(problem.cluster, execution), pp, 1, mode);
+        cost = evaluate_plan(model, problem.cluster, execution);
+      } catch (const std::invalid_argument&) {
+        continue;  // the framework (or the model) cannot run this pp
+      }
       ++result.plans_evaluated;
       if (cost.feasible) {
         result.feasible = true;

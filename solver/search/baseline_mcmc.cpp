@@ -77,6 +77,7 @@ class Walk {
     for (std::size_t i = 0; i < plan.stages.size(); ++i) {
       if (i < static_cast<std::size_t>(instance.pp)) plan.stages[i].recompute = modes.list[pick(modes.count)];
       else plan.stages[i].recompute = plan.stages[i % static_cast<std::size_t>(instance.pp)].recompute;
+      plan.stages[i].recompute_layers = plan.stages[i].recompute == Recompute::Full ? instance.recompute_layers : 0;
     }
     return into.price.reset(problem_, std::move(plan), *prepared.layout, *prepared.table);
   }
@@ -101,7 +102,8 @@ class Walk {
     const std::size_t rank = pick(static_cast<std::size_t>(plan.pp));
     const Recompute mode = modes.list[pick(modes.count)];
     if (plan.stages[rank].recompute == mode) return 0;
-    return current.price.set_rank_recompute(static_cast<int>(rank), mode);
+    return current.price.set_rank_recompute(static_cast<int>(rank), mode,
+                                            mode == Recompute::Full ? instance.recompute_layers : 0);
   }
 
   double uniform() { return std::uniform_real_distribution<double>(0, 1)(rng_); }

@@ -24,6 +24,16 @@ const char* to_string(ParallelDim dim) {
   return "?";
 }
 
+const char* to_string(Framework framework) {
+  return framework == Framework::MegatronCore ? "megatron-core" : "nest";
+}
+
+Framework parse_framework(const std::string& text, const std::string& what) {
+  if (text == "megatron-core") return Framework::MegatronCore;
+  if (text == "nest") return Framework::Nest;
+  throw std::invalid_argument(what + ": '" + text + "' is not megatron-core or nest");
+}
+
 Recompute parse_recompute(const std::string& text, const std::string& what) {
   if (text == "none") return Recompute::None;
   if (text == "selective") return Recompute::Selective;

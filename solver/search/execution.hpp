@@ -15,6 +15,13 @@
 //   expert gradients are reduced over dp/ep * cp ranks
 //   MoE all-to-all runs inside the ep group (size ep).
 // Every ep group thus holds all E experts, E/ep per device (ep divides E).
+// That is the Nest framework's layout. Under MegatronCore the dense ranks
+// form tp, cp, dp, pp (Ep has size 1 in the placement) and the experts live on
+// Megatron's own grid over the same ranks: expert-tp (= tp) innermost, then
+// ep, then expert-dp = cp*dp/ep, then pp (or ep, pp, expert-dp with the
+// tp-pp-dp mapping; parallel_state.py:887). The ep group is then the ep
+// consecutive (cp, dp) coordinates next to tp, so with cp > 1 it overlaps the
+// cp groups.
 //
 // Placement: where each dimension sits
 // ------------------------------------
@@ -54,6 +61,18 @@ namespace nestfast {
 enum class Recompute { None, Selective, Full };
 inline constexpr int kRecomputeModes = 3;
 
+// Which framework the plan targets, and so which rules it obeys and how its
+// expert groups sit (solver/search/megatron_rules.hpp):
+//   MegatronCore: what Megatron-LM's pretrain_gpt.py runs as emitted: its two
+//     rank orders, its expert grid (expert-tp, ep, expert-dp, pp: the ep group
+//     spans the cp and dp ranks next to tp, ep divides cp*dp), one recompute
+//     setting for every stage, ZeRO as its distributed optimizer or
+//     Megatron-FSDP.
+//   Nest: the wider space of the NEST paper (any placement order, ep carved
+//     out of dp, recompute per stage). Megatron-LM cannot run such plans as
+//     they are; every output says so.
+enum class Framework { MegatronCore, Nest };
+
 enum class ParallelDim { Tp, Cp, Ep, Pp, Dp };
 inline constexpr int kParallelDims = 5;
 
@@ -67,14 +86,19 @@ struct StagePlan {
   int first_layer = 0;  // inclusive, in the chain 0..L+1
   int last_layer = 0;   // inclusive
   Recompute recompute = Recompute::None;
+  // Full only: 0 = every block of the stage is recomputed; N > 0 = only its
+  // first N blocks (Megatron's --recompute-method block --recompute-num-layers N,
+  // which counts per model chunk).
+  int recompute_layers = 0;
   int first_device = 0;     // derived, see above
   int boundary_level = -1;  // derived, see above
 };
 
 struct Execution {
+  Framework framework = Framework::Nest;
   int tp = 1;
   int cp = 1;
-  int ep = 1;   // divides dp and the expert count
+  int ep = 1;   // divides the expert count, and dp (Nest) or cp*dp (MegatronCore)
   int pp = 1;
   int dp = 1;
   bool sp = false;  // sequence parallelism (needs tp > 1 to matter)
@@ -107,13 +131,17 @@ struct Execution {
 
   int devices() const { return tp * cp * pp * dp; }
   int micro_batches() const { return global_batch / (dp * micro_batch); }
+  // Ranks holding the same expert weights (cp * dp / ep in both frameworks).
+  int expert_dp_size() const { return cp * dp / ep; }
 };
 
 const char* to_string(Recompute mode);
 const char* to_string(ParallelDim dim);
 const char* to_string(AllToAllAlgorithm algorithm);
-// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd" and "fast|fanout";
-// throw std::invalid_argument naming `what`.
+const char* to_string(Framework framework);  // "megatron-core", "nest"
+// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout"
+// and "megatron-core|nest"; throw std::invalid_argument naming `what`.
+Framework parse_framework(const std::string& text, const std::string& what);
 Recompute parse_recompute(const std::string& text, const std::string& what);
 ParallelDim parse_parallel_dim(const std::string& text, const std::string& what);
 Optimizer parse_optimizer(const std::string& text, const std::string& what);

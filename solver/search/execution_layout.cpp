@@ -1,5 +1,7 @@
 #include "solver/search/execution_layout.hpp"
 
+#include "solver/search/megatron_rules.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -136,27 +138,20 @@ std::int64_t device_count(const ExecutionLayout& layout) {
   return devices;
 }
 
-// The shape of the groups formed by `members` (dims), worst copy: the one
-// touching the most blocks, compared from the outermost level down.
-GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int64_t>& spans,
-                       const std::vector<int>& members) {
-  std::vector<int> others;
+// The shape of the groups whose members differ in `members` (digits) and
+// whose copies differ in `others`, worst copy: the one touching the most
+// blocks, compared from the outermost level down.
+GroupShape group_shape_of(const std::vector<std::int64_t>& spans, std::int64_t devices,
+                          const std::vector<Digit>& members, const std::vector<Digit>& others) {
   int group_size = 1;
-  for (int d = 0; d < kParallelDims; ++d) {
-    if (std::find(members.begin(), members.end(), d) != members.end())
-      group_size *= layout.size[static_cast<std::size_t>(d)];
-    else
-      others.push_back(d);
-  }
+  for (const Digit& digit : members) group_size *= static_cast<int>(digit.size);
   const std::size_t levels = spans.size();
-  const std::int64_t devices = device_count(layout);
   std::vector<int> worst(levels, 1);
   const std::int64_t modulus = residue_modulus(spans, devices);
   if (modulus > 0) {
     std::vector<BlockCounter> counters;
-    for (std::size_t l = 0; l < levels && spans[l] < devices; ++l)
-      counters.emplace_back(spans[l], digits_of(layout, members));
-    const std::vector<char> bases = residues(digits_of(layout, others), modulus);
+    for (std::size_t l = 0; l < levels && spans[l] < devices; ++l) counters.emplace_back(spans[l], members);
+    const std::vector<char> bases = residues(others, modulus);
     std::vector<int> touched(levels, 1);
     for (std::int64_t base = 0; base < modulus; ++base) {
       if (!bases[static_cast<std::size_t>(base)]) continue;
@@ -172,6 +167,50 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
     inner = worst[l];
   }
   return shape;
+}
+
+// The groups formed by the layout's dims `members`.
+GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int64_t>& spans,
+                       const std::vector<int>& members) {
+  std::vector<int> others;
+  for (int d = 0; d < kParallelDims; ++d)
+    if (std::find(members.begin(), members.end(), d) == members.end()) others.push_back(d);
+  return group_shape_of(spans, device_count(layout), digits_of(layout, members), digits_of(layout, others));
+}
+
+// Megatron-Core's expert grid (RankGenerator with tp = expert-tp = tp,
+// ep, dp = expert-dp, pp, cp = 1 and the dense grid's order string;
+// megatron/core/parallel_state.py:887): digits innermost first, sizes 1 left
+// out. The dense grid has tp innermost in both of Megatron's orders, so the
+// expert grid starts at stride 1 too.
+struct ExpertGrid {
+  std::vector<Digit> etp, ep, edp, pp;
+};
+
+ExpertGrid megatron_expert_grid(const Execution& e) {
+  const bool pp_last = e.placement.back() == ParallelDim::Pp;
+  ExpertGrid grid;
+  std::int64_t stride = 1;
+  auto add = [&stride](std::vector<Digit>& digits, int size) {
+    if (size > 1) digits.push_back({stride, size});
+    stride *= size;
+  };
+  add(grid.etp, e.tp);
+  add(grid.ep, e.ep);
+  if (pp_last) {
+    add(grid.edp, e.expert_dp_size());
+    add(grid.pp, e.pp);
+  } else {
+    add(grid.pp, e.pp);
+    add(grid.edp, e.expert_dp_size());
+  }
+  return grid;
+}
+
+std::vector<Digit> joined(std::initializer_list<const std::vector<Digit>*> parts) {
+  std::vector<Digit> digits;
+  for (const auto* part : parts) digits.insert(digits.end(), part->begin(), part->end());
+  return digits;
 }
 
 // Level of the p2p between pipeline ranks whose first devices are `from` and
@@ -257,9 +296,12 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
                     " and kv_heads = " + std::to_string(model.kv_heads) + " of model '" + model.name + "'");
   if (e.ep > 1 && !model.moe.enabled())
     bad("--ep", std::to_string(e.ep) + " > 1 but model '" + model.name + "' has no experts");
-  if (e.dp % e.ep != 0)
+  if (e.framework == Framework::Nest && e.dp % e.ep != 0)
     bad("--ep", std::to_string(e.ep) + " does not divide --dp " + std::to_string(e.dp) +
-                    " (the expert-parallel group is carved out of the data-parallel ranks)");
+                    " (under --framework nest the expert-parallel group is carved out of the data-parallel ranks)");
+  if (e.framework == Framework::MegatronCore && (e.cp * e.dp) % e.ep != 0)
+    bad("--ep", std::to_string(e.ep) + " does not divide cp*dp = " + std::to_string(e.cp * e.dp) +
+                    " (Megatron-Core's expert grid: " + describe(search::MegatronRule::ExpertGridDividesWorld) + ")");
   if (model.moe.enabled() && model.moe.num_experts % e.ep != 0)
     bad("--ep", std::to_string(e.ep) + " does not divide the " + std::to_string(model.moe.num_experts) + " experts");
   const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;
@@ -278,7 +320,9 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
       bad("--vpp", "interleaved 1F1B needs the micro-batch count " + std::to_string(e.micro_batches()) +
                        " to be a multiple of pp = " + std::to_string(e.pp));
   }
-  if (model.num_layers < e.pp * e.vpp)
+  // Interleaved chunks may hold the embedding or the head alone (Megatron's
+  // --pipeline-model-parallel-layout accepts "E|t|...|t|L").
+  if (e.pp * e.vpp > model.num_layers + (e.vpp > 1 ? 2 : 0))
     bad("--pp", "pp*vpp = " + std::to_string(e.pp * e.vpp) + " stages but the model has only " +
                     std::to_string(model.num_layers) + " blocks");
   if (!(e.expert_imbalance >= 1) || !std::isfinite(e.expert_imbalance))
@@ -288,6 +332,12 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
   const std::vector<ParallelDim> all = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,
                                         ParallelDim::Dp};
   if (sorted != all) bad("--placement", "must name each of tp, cp, ep, pp, dp exactly once");
+  if (e.framework == Framework::MegatronCore) {
+    const std::vector<search::MegatronRule> broken = search::megatron_violations(model, e);
+    if (!broken.empty())
+      bad("--framework megatron-core", "Megatron-LM cannot run this plan: " + describe(broken.front()) +
+                                           " (--framework nest prices it anyway)");
+  }
 }
 
 std::vector<std::int64_t> level_spans(const ClusterSpec& cluster) {
@@ -307,9 +357,11 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
   ExecutionLayout layout;
   layout.size[dim_index(ParallelDim::Tp)] = execution.tp;
   layout.size[dim_index(ParallelDim::Cp)] = execution.cp;
-  layout.size[dim_index(ParallelDim::Ep)] = execution.ep;
+  // Megatron-Core's dense grid has no ep factor (its experts have their own grid, below).
+  const bool megatron = execution.framework == Framework::MegatronCore;
+  layout.size[dim_index(ParallelDim::Ep)] = megatron ? 1 : execution.ep;
   layout.size[dim_index(ParallelDim::Pp)] = execution.pp;
-  layout.size[dim_index(ParallelDim::Dp)] = execution.dp / execution.ep;
+  layout.size[dim_index(ParallelDim::Dp)] = megatron ? execution.dp : execution.dp / execution.ep;
   int stride = 1;
   for (ParallelDim dim : execution.placement) {
     layout.stride[static_cast<std::size_t>(dim_index(dim))] = stride;
@@ -320,9 +372,16 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
             pp = dim_index(ParallelDim::Pp), dp = dim_index(ParallelDim::Dp);
   layout.tp_group = group_shape(layout, spans, {tp});
   layout.cp_group = group_shape(layout, spans, {cp});
-  layout.ep_group = group_shape(layout, spans, {ep});
   layout.dense_dp_group = group_shape(layout, spans, {cp, ep, dp});
-  layout.expert_dp_group = group_shape(layout, spans, {cp, dp});
+  if (megatron) {
+    const ExpertGrid grid = megatron_expert_grid(execution);
+    const std::int64_t devices = device_count(layout);
+    layout.ep_group = group_shape_of(spans, devices, grid.ep, joined({&grid.etp, &grid.edp, &grid.pp}));
+    layout.expert_dp_group = group_shape_of(spans, devices, grid.edp, joined({&grid.etp, &grid.ep, &grid.pp}));
+  } else {
+    layout.ep_group = group_shape(layout, spans, {ep});
+    layout.expert_dp_group = group_shape(layout, spans, {cp, dp});
+  }
 
   const int ranks = execution.pp;
   const std::int64_t pp_stride = layout.stride[static_cast<std::size_t>(pp)];
@@ -341,15 +400,20 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
 std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp, int vpp,
                                       Recompute recompute) {
   const int chunks = pp * vpp;
+  // More chunks than blocks: the embedding (and then the head) get chunks
+  // of their own, the blocks one each.
+  const int lone_ends = std::clamp(chunks - model.num_layers, 0, 2);
+  const int block_chunks = chunks - lone_ends;
   const int blocks = model.num_layers;
   std::vector<StagePlan> stages(static_cast<std::size_t>(chunks));
   int next_block = 1;
   for (int i = 0; i < chunks; ++i) {
     StagePlan& stage = stages[static_cast<std::size_t>(i)];
-    const int count = blocks / chunks + (i < blocks % chunks ? 1 : 0);
+    const int b = i - (lone_ends >= 1 ? 1 : 0);  // index among the chunks holding blocks
+    const int count = b < 0 || b >= block_chunks ? 0 : blocks / block_chunks + (b < blocks % block_chunks ? 1 : 0);
     stage.first_layer = i == 0 ? 0 : next_block;
     next_block += count;
-    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : next_block - 1;
+    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : (lone_ends >= 1 && i == 0 ? 0 : next_block - 1);
     stage.recompute = recompute;
     stage.first_device = layout.stage_first_device(i);
     stage.boundary_level = layout.stage_boundary_level(i);

@@ -52,6 +52,7 @@ class Enumerator {
     execution_ = execution_skeleton(problem_, instance);
     const ExecutionLayout layout = compute_layout(problem_.cluster, execution_);
     modes_ = allowed_modes(instance.recompute_mask);
+    full_layers_ = instance.recompute_layers;
     layout_ = &layout;
     if (instance.vpp == 1 && instance.uneven_layers) {
       execution_.stages.assign(static_cast<std::size_t>(instance.pp), StagePlan{});
@@ -85,6 +86,7 @@ class Enumerator {
     if (stage == execution_.stages.size()) return price();
     for (Recompute mode : modes_) {
       execution_.stages[stage].recompute = mode;
+      execution_.stages[stage].recompute_layers = mode == Recompute::Full ? full_layers_ : 0;
       pick_stage_modes(stage + 1);
     }
   }
@@ -95,6 +97,7 @@ class Enumerator {
       for (std::size_t i = static_cast<std::size_t>(rank); i < execution_.stages.size();
            i += static_cast<std::size_t>(execution_.pp)) {
         execution_.stages[i].recompute = mode;
+        execution_.stages[i].recompute_layers = mode == Recompute::Full ? full_layers_ : 0;
       }
       pick_rank_modes(rank + 1);
     }
@@ -114,6 +117,7 @@ class Enumerator {
   BaselineResult& best_;
   Execution execution_;
   std::vector<Recompute> modes_;
+  int full_layers_ = 0;  // the instance's block recompute (StagePlan::recompute_layers)
   const ExecutionLayout* layout_ = nullptr;
 };
 

@@ -81,12 +81,13 @@ std::uint64_t IncrementalPrice::move_boundary(int stage, int first_layer) {
   return priced;
 }
 
-std::uint64_t IncrementalPrice::set_rank_recompute(int rank, Recompute mode) {
+std::uint64_t IncrementalPrice::set_rank_recompute(int rank, Recompute mode, int recompute_layers) {
   if (!changed_) saved_totals_ = totals_;
   changed_ = true;
   for (std::size_t i = static_cast<std::size_t>(rank); i < plan_.stages.size(); i += static_cast<std::size_t>(plan_.pp)) {
     saved_stages_.emplace_back(static_cast<int>(i), plan_.stages[i]);
     plan_.stages[i].recompute = mode;
+    plan_.stages[i].recompute_layers = recompute_layers;
   }
   return reprice(rank);
 }

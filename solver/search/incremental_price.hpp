@@ -33,7 +33,8 @@ class IncrementalPrice {
   // stages[stage].last_layer]. Returns the stages priced (vpp per rank).
   std::uint64_t move_boundary(int stage, int first_layer);
   // Every stage of pipeline rank `rank` gets `mode`. Returns the stages priced.
-  std::uint64_t set_rank_recompute(int rank, Recompute mode);
+  // `recompute_layers`: StagePlan::recompute_layers of the new mode.
+  std::uint64_t set_rank_recompute(int rank, Recompute mode, int recompute_layers = 0);
 
   // Keep, or take back, the changes since the last reset/commit/undo.
   void commit();

@@ -6,6 +6,7 @@
 #include "solver/cluster/gpu_throughput.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
+#include "solver/search/megatron_rules.hpp"
 #include "solver/search/solve.hpp"
 
 namespace nestfast::search {
@@ -35,11 +36,44 @@ std::vector<int> powers_of_two_up_to(int max_value) {
   return values;
 }
 
-// Every order of the dims whose degree exceeds 1, then the size-1 dims in
-// the default order (their position changes no stride).
+bool same_active_order(const std::array<ParallelDim, kParallelDims>& order, const std::array<int, kParallelDims>& size,
+                       const std::array<ParallelDim, kParallelDims>& reference) {
+  std::vector<ParallelDim> a, b;
+  for (ParallelDim dim : order)
+    if (size[static_cast<int>(dim)] > 1) a.push_back(dim);
+  for (ParallelDim dim : reference)
+    if (size[static_cast<int>(dim)] > 1) b.push_back(dim);
+  return a == b;
+}
+
+// Nest: every order of the dims whose degree exceeds 1, then the size-1
+// dims in the default order (their position changes no stride).
+// MegatronCore: its two rank orders (tp-cp-ep-dp-pp, and tp-cp-ep-pp-dp with
+// --use-tp-pp-dp-mapping where its expert grid allows it), or those of the
+// user's orders that are one of them.
 std::vector<std::array<ParallelDim, kParallelDims>> placements_for(const std::array<int, kParallelDims>& size,
-                                                                    const StrategySpace& space) {
+                                                                    const StrategySpace& space, bool megatron, int pp,
+                                                                    int ep, int cp) {
   std::vector<std::array<ParallelDim, kParallelDims>> orders;
+  const std::array<ParallelDim, kParallelDims> kDefault = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
+                                                           ParallelDim::Dp, ParallelDim::Pp};
+  const std::array<ParallelDim, kParallelDims> kPpDp = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
+                                                        ParallelDim::Pp, ParallelDim::Dp};
+  if (megatron) {
+    std::vector<std::array<ParallelDim, kParallelDims>> allowed = {kDefault};
+    // tp-pp-dp needs the expert grid's pp groups to equal the dense ones (ep == cp).
+    if (!same_active_order(kPpDp, size, kDefault) && (pp == 1 || ep == cp)) allowed.push_back(kPpDp);
+    if (space.placements.empty()) return allowed;
+    for (const auto& order : space.placements) {
+      std::array<ParallelDim, kParallelDims> fixed{};
+      std::copy(order.begin(), order.end(), fixed.begin());
+      for (const auto& candidate : allowed)
+        if (same_active_order(fixed, size, candidate) &&
+            std::find(orders.begin(), orders.end(), candidate) == orders.end())
+          orders.push_back(candidate);
+    }
+    return orders;
+  }
   if (!space.placements.empty()) {
     for (const auto& order : space.placements) {
       std::array<ParallelDim, kParallelDims> fixed{};
@@ -48,8 +82,6 @@ std::vector<std::array<ParallelDim, kParallelDims>> placements_for(const std::ar
     }
     return orders;
   }
-  const std::array<ParallelDim, kParallelDims> kDefault = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
-                                                           ParallelDim::Dp, ParallelDim::Pp};
   std::vector<ParallelDim> active;
   std::vector<ParallelDim> idle;
   for (ParallelDim dim : kDefault) {
@@ -80,51 +112,111 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
   if (problem.global_batch < 1) throw std::invalid_argument("--gbs: must be at least 1");
   const int seq = problem.seq_len > 0 ? problem.seq_len : model.seq_len;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  const bool megatron = problem.framework == Framework::MegatronCore;
   validate_model(model);
   validate_cluster(problem.cluster);
 
-  unsigned recompute_mask = 0;
-  for (Recompute mode : space.recompute) recompute_mask |= 1u << static_cast<unsigned>(mode);
-  if (space.recompute.empty()) recompute_mask = (1u << kRecomputeModes) - 1;
+  std::vector<Recompute> modes = space.recompute;
+  if (modes.empty()) modes = {Recompute::None, Recompute::Selective, Recompute::Full};
+  unsigned all_modes_mask = 0;
+  for (Recompute mode : modes) all_modes_mask |= 1u << static_cast<unsigned>(mode);
+
+  // Why a value the user asked for is not searched (the first such reason
+  // names the flag when nothing is left).
+  std::string first_rejection;
+  auto reject = [&first_rejection](bool user_given, const std::string& reason) {
+    if (user_given && first_rejection.empty()) first_rejection = reason;
+    return false;
+  };
 
   const auto tps = choose(space.tp, divisors(gpus), [&](int tp) {
-    return gpus % tp == 0 && model.heads % tp == 0 && kv_heads % tp == 0;
+    if (gpus % tp != 0) return reject(true, "--tp: " + std::to_string(tp) + " does not divide --gpus " + std::to_string(gpus));
+    if (model.heads % tp != 0 || kv_heads % tp != 0)
+      return reject(!space.tp.empty(), "--tp: " + std::to_string(tp) + " does not divide heads = " +
+                                           std::to_string(model.heads) + " and kv_heads = " + std::to_string(kv_heads) +
+                                           " of model '" + model.name + "'");
+    return true;
   });
   std::vector<DpInstance> instances;
-  std::string first_rejection;
   for (int tp : tps) {
     const auto cps = choose(space.cp, powers_of_two_up_to(kDefaultMaxCp), [&](int cp) {
-      return (gpus / tp) % cp == 0 && (cp == 1 || seq % (2 * cp) == 0);
+      if ((gpus / tp) % cp != 0)
+        return reject(!space.cp.empty(), "--cp: " + std::to_string(cp) + " does not divide gpus/tp = " + std::to_string(gpus / tp));
+      if (cp > 1 && seq % (2 * cp) != 0)
+        return reject(!space.cp.empty(), "--cp: the sequence length " + std::to_string(seq) + " is not a multiple of 2*cp = " +
+                                             std::to_string(2 * cp));
+      return true;
     });
     for (int cp : cps) {
-      const auto pps = choose(space.pp, divisors(gpus / (tp * cp)),
-                              [&](int pp) { return (gpus / (tp * cp)) % pp == 0 && pp <= model.num_layers; });
+      const auto pps = choose(space.pp, divisors(gpus / (tp * cp)), [&](int pp) {
+        if ((gpus / (tp * cp)) % pp != 0)
+          return reject(!space.pp.empty(), "--pp: " + std::to_string(pp) + " does not divide gpus/(tp*cp) = " +
+                                               std::to_string(gpus / (tp * cp)));
+        if (pp > model.num_layers)
+          return reject(!space.pp.empty(), "--pp: " + std::to_string(pp) + " stages but the model has only " +
+                                               std::to_string(model.num_layers) + " blocks");
+        return true;
+      });
       for (int pp : pps) {
         const int dp = gpus / (tp * cp * pp);
         if (!contains(space.dp, dp)) continue;
-        const std::vector<int> ep_defaults = model.moe.enabled() ? divisors(dp) : std::vector<int>{1};
+        // Nest carves ep out of dp; Megatron's expert grid takes it from cp*dp.
+        const int ep_pool = megatron ? cp * dp : dp;
+        const std::vector<int> ep_defaults = model.moe.enabled() ? divisors(ep_pool) : std::vector<int>{1};
         const auto eps = choose(space.ep, ep_defaults, [&](int ep) {
-          return dp % ep == 0 && (ep == 1 || (model.moe.enabled() && model.moe.num_experts % ep == 0));
+          if (ep_pool % ep != 0)
+            return reject(!space.ep.empty(), "--ep: " + std::to_string(ep) + (megatron ? " does not divide cp*dp = " : " does not divide dp = ") +
+                                                 std::to_string(ep_pool));
+          if (ep > 1 && !(model.moe.enabled() && model.moe.num_experts % ep == 0))
+            return reject(!space.ep.empty(), "--ep: " + std::to_string(ep) + " does not divide the experts of model '" + model.name + "'");
+          return true;
         });
         for (int ep : eps) {
           const auto sps = choose(space.sp, {0, 1}, [&](int sp) {
-            return sp == 0 || (sp == 1 && tp > 1 && (seq / cp) % tp == 0);
+            if (sp == 1 && !(tp > 1 && (seq / cp) % tp == 0))
+              return reject(!space.sp.empty() && tp > 1, "--sp: needs tp to divide seq/cp");
+            if (megatron && sp == 0 && tp > 1 && model.moe.enabled())
+              return reject(!space.sp.empty() && space.sp.size() == 1,
+                            "--sp off: " + describe(MegatronRule::MoeTpNeedsSequenceParallel));
+            return true;
           });
           for (int sp : sps) {
             const auto mbss = choose(space.micro_batch, powers_of_two_up_to(kDefaultMaxMicroBatch), [&](int mbs) {
-              return problem.global_batch % (dp * mbs) == 0;
+              if (problem.global_batch % (dp * mbs) != 0)
+                return reject(!space.micro_batch.empty(), "--mbs: --gbs " + std::to_string(problem.global_batch) +
+                                                              " is not divisible by dp*mbs = " + std::to_string(dp * mbs));
+              return true;
             });
             for (int mbs : mbss) {
               const int micro_batches = problem.global_batch / (dp * mbs);
-              const auto zeros = choose(space.zero_stage, {0, 1, 2, 3},
-                                        [&](int z) { return z <= 3 && (z == 0 || dp * cp > 1); });
+              // With dp*cp = 1 every ZeRO stage is the same plan: one instance (stage 0) stands for them.
+              std::vector<int> zeros;
+              for (int z : space.zero_stage.empty() ? std::vector<int>{0, 1, 2, 3} : space.zero_stage) {
+                if (z > 3) continue;
+                if (dp * cp == 1) z = 0;
+                if (megatron && z >= 2 && pp > 1 && !space.allow_fsdp_with_pipeline) {
+                  reject(!space.zero_stage.empty(), "--zero " + std::to_string(z) + ": " +
+                                                        describe(MegatronRule::FsdpWithoutPipeline));
+                  continue;
+                }
+                if (std::find(zeros.begin(), zeros.end(), z) == zeros.end()) zeros.push_back(z);
+              }
               for (int zero : zeros) {
                 const auto vpps = choose(space.vpp, powers_of_two_up_to(kDefaultMaxVpp), [&](int v) {
                   if (v == 1) return true;
-                  return pp > 1 && model.num_layers % (pp * v) == 0 && micro_batches % pp == 0;
+                  const std::string what = "--vpp " + std::to_string(v) + " at pp " + std::to_string(pp) + ": ";
+                  if (pp == 1) return reject(!space.vpp.empty() && !space.pp.empty(), what + "interleaving needs pp > 1");
+                  if (micro_batches % pp != 0 || micro_batches < pp)
+                    return reject(!space.vpp.empty(), what + "interleaved 1F1B needs the micro-batch count " +
+                                                          std::to_string(micro_batches) + " to be a multiple of pp (" +
+                                                          std::string(megatron_rule(MegatronRule::InterleavedMicroBatches).source) + ")");
+                  if (pp * v > model.num_layers + 2)
+                    return reject(!space.vpp.empty(), what + std::to_string(pp * v) + " chunks but the chain has only " +
+                                                          std::to_string(model.num_layers + 2) + " layers (blocks, embedding, head)");
+                  return true;
                 });
                 for (int vpp : vpps) {
-                  const std::array<int, kParallelDims> size = {tp, cp, ep, pp, dp / ep};
+                  const std::array<int, kParallelDims> size = {tp, cp, megatron ? 1 : ep, pp, megatron ? dp : dp / ep};
                   // The cost model's own check is the last word (and names
                   // what is wrong when nothing is left).
                   DpInstance probe;
@@ -143,23 +235,48 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                     if (first_rejection.empty()) first_rejection = error.what();
                     continue;
                   }
-                  for (const auto& placement : placements_for(size, space)) {
-                    DpInstance instance;
-                    instance.problem = 0;
-                    instance.tp = tp;
-                    instance.cp = cp;
-                    instance.ep = ep;
-                    instance.pp = pp;
-                    instance.dp = dp;
-                    instance.sp = sp;
-                    instance.micro_batch = mbs;
-                    instance.zero_stage = zero;
-                    instance.vpp = vpp;
-                    instance.placement = placement;
-                    instance.recompute_mask = recompute_mask;
-                    instance.uneven_layers = space.uneven_layers ? 1 : 0;
-                    instance.ordinal = instances.size();
-                    instances.push_back(instance);
+                  // Recompute: per stage (one mask) under Nest; one setting
+                  // per plan under MegatronCore, full also as block recompute.
+                  std::vector<std::pair<unsigned, int>> recomputes;
+                  if (!megatron) {
+                    recomputes.emplace_back(all_modes_mask, 0);
+                  } else {
+                    const int per_chunk = (model.num_layers + pp * vpp - 1) / (pp * vpp);
+                    for (Recompute mode : modes) {
+                      const unsigned bit = 1u << static_cast<unsigned>(mode);
+                      if (mode != Recompute::Full) {
+                        recomputes.emplace_back(bit, 0);
+                        continue;
+                      }
+                      std::vector<int> blocks = space.recompute_layers;
+                      if (blocks.empty()) {
+                        blocks = {0};
+                        for (int n = 1; n < per_chunk; n *= 2) blocks.push_back(n);
+                      }
+                      for (int n : blocks)
+                        if (n == 0 || n < per_chunk || !space.recompute_layers.empty()) recomputes.emplace_back(bit, n);
+                    }
+                  }
+                  for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
+                    for (const auto& [mask, recompute_layers] : recomputes) {
+                      DpInstance instance;
+                      instance.problem = 0;
+                      instance.tp = tp;
+                      instance.cp = cp;
+                      instance.ep = ep;
+                      instance.pp = pp;
+                      instance.dp = dp;
+                      instance.sp = sp;
+                      instance.micro_batch = mbs;
+                      instance.zero_stage = zero;
+                      instance.vpp = vpp;
+                      instance.placement = placement;
+                      instance.recompute_mask = mask;
+                      instance.recompute_layers = recompute_layers;
+                      instance.uneven_layers = space.uneven_layers ? 1 : 0;
+                      instance.ordinal = instances.size();
+                      instances.push_back(instance);
+                    }
                   }
                 }
               }
@@ -172,8 +289,7 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
   if (instances.empty()) {
     if (!first_rejection.empty()) throw std::invalid_argument(first_rejection);
     throw std::invalid_argument("no valid parallel configuration: no tp*cp*pp*dp = " + std::to_string(gpus) +
-                                " with gbs " + std::to_string(problem.global_batch) +
-                                " divisible by dp*mbs satisfies the restrictions (check --tp/--pp/--dp/--mbs/--gbs)");
+                                " satisfies the restrictions (check --tp/--cp/--pp/--dp/--ep/--mbs/--gbs)");
   }
   return instances;
 }
@@ -195,7 +311,13 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.a2a = problem.a2a;
   execution.expert_imbalance = problem.expert_imbalance;
   execution.placement.assign(instance.placement.begin(), instance.placement.end());
+  execution.framework = problem.framework;
+  execution.flash_attention = uses_flash_attention(problem, instance.cp);
   return execution;
+}
+
+bool uses_flash_attention(const SolveProblem& problem, int cp) {
+  return problem.flash_attention || (problem.framework == Framework::MegatronCore && cp > 1);
 }
 
 }  // namespace nestfast::search

@@ -48,9 +48,10 @@ std::string layer_name(int layer, int chain) {
 
 std::string describe(const DpInstance& instance) {
   char text[160];
-  std::snprintf(text, sizeof text, "tp=%d cp=%d ep=%d pp=%d dp=%d mbs=%d zero=%d%s", instance.tp, instance.cp,
+  std::snprintf(text, sizeof text, "tp=%d cp=%d ep=%d pp=%d dp=%d mbs=%d zero=%d%s%s", instance.tp, instance.cp,
                 instance.ep, instance.pp, instance.dp, instance.micro_batch, instance.zero_stage,
-                instance.vpp > 1 ? (" vpp=" + std::to_string(instance.vpp)).c_str() : "");
+                instance.vpp > 1 ? (" vpp=" + std::to_string(instance.vpp)).c_str() : "",
+                instance.recompute_layers > 0 ? (" recompute-layers=" + std::to_string(instance.recompute_layers)).c_str() : "");
   return text;
 }
 
@@ -128,7 +129,7 @@ class ParetoWalk {
         instance_(instance),
         result_(result),
         oracle_(instance.table, instance.replicas, instance.layout, spec.pp, instance.micro_batches, instance.hbm,
-                spec.recompute_mask),
+                spec.recompute_mask, spec.recompute_layers),
         // No plan syncs less than this (see sync_floor).
         s_floor_(sync_floor(instance.replicas, instance.table, spec.pp)),
         bound_limit_(limit_for(instance.time_bound)) {}
@@ -167,6 +168,7 @@ class ParetoWalk {
       stage.first_layer = a;
       stage.last_layer = b - 1;
       stage.recompute = choice.recompute;
+      stage.recompute_layers = choice.recompute == Recompute::Full ? spec_.recompute_layers : 0;
       stages.push_back(stage);
       t_max = std::max(t_max, choice.time_s);
       s_max = std::max(s_max, oracle_.params(a, b));
@@ -253,10 +255,11 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       StageFootprint footprint;
       StageTime rank_time;
       for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
-        footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode);
+        const int layers = mode == Recompute::Full ? spec.recompute_layers : 0;
+        footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode, layers);
         // Summed part by part with StageTime::operator+=, as evaluate_plan does, so total_s() rounds the same way.
         rank_time += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
-                                instance.layout.stage_boundary_level(static_cast<int>(i)), mode);
+                                instance.layout.stage_boundary_level(static_cast<int>(i)), mode, layers);
       }
       const double t = rank_time.total_s();
       const double bytes = stage_memory(instance.replicas, footprint, depth).total_bytes();
@@ -274,6 +277,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     StageFootprint params;
     for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
       stages[i].recompute = best_mode;
+      stages[i].recompute_layers = best_mode == Recompute::Full ? spec.recompute_layers : 0;
       params += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, Recompute::None);
     }
     t_max = std::max(t_max, best_t);
@@ -288,7 +292,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
   if (!feasible) {
     if (!instance.explain) return;
     const StageOracle oracle(instance.table, instance.replicas, instance.layout, pp, instance.micro_batches,
-                             instance.hbm, spec.recompute_mask);
+                             instance.hbm, spec.recompute_mask, spec.recompute_layers);
     explain_infeasible(spec, oracle, instance.table.layers(), least_peak, instance.hbm, result);
     return;
   }

@@ -1,96 +1,216 @@
 #include "solver/search/megatron_args.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "solver/model/layer_work.hpp"
+#include "solver/search/megatron_rules.hpp"
 
 namespace nestfast::search {
 namespace {
 
-std::string flag(const std::string& name, int value) { return " --" + name + " " + std::to_string(value); }
+// Appends flags, each checked against the upstream flag table.
+class Line {
+ public:
+  void add(std::string_view name) { append(name, FlagKind::Switch, ""); }
+  void add(std::string_view name, int value) { append(name, FlagKind::Int, std::to_string(value)); }
+  void add(std::string_view name, std::string_view value) {
+    const MegatronFlag* flag = known(name);
+    if (flag->kind == FlagKind::Choice) {
+      std::string choices = "|";
+      choices.append(flag->choices).append("|");
+      std::string wanted = "|";
+      wanted.append(value).append("|");
+      if (choices.find(wanted) == std::string::npos)
+        throw std::logic_error(std::string("megatron_arguments: a value is not a choice of ").append(name));
+    } else if (flag->kind != FlagKind::Text) {
+      throw std::logic_error(std::string("megatron_arguments: no text value for ").append(name));
+    }
+    // Values with shell metacharacters (layouts, MoE patterns) are quoted.
+    const bool quote = value.find_first_of("|*()[]+, ") != std::string_view::npos;
+    text_.append(" ").append(name).append(" ");
+    if (quote) text_.append("\"").append(value).append("\"");
+    else text_.append(value);
+  }
+  std::string take() { return text_.empty() ? text_ : text_.substr(1); }
 
-bool uniform_layers(const ModelSpec& model, const Execution& plan) {
-  // Megatron's default split: blocks / (pp * vpp) per chunk, embedding on the
-  // first, head on the last.
+ private:
+  static const MegatronFlag* known(std::string_view name) {
+    const MegatronFlag* flag = megatron_flag(name);
+    if (flag == nullptr) throw std::logic_error(std::string("megatron_arguments: no such Megatron-LM flag ").append(name));
+    return flag;
+  }
+  void append(std::string_view name, FlagKind kind, const std::string& value) {
+    if (known(name)->kind != kind)
+      throw std::logic_error(std::string("megatron_arguments: the wrong kind of value for ").append(name));
+    text_.append(" ").append(name);
+    if (!value.empty()) text_.append(" ").append(value);
+  }
+  std::string text_;
+};
+
+int stage_blocks(const ModelSpec& model, const StagePlan& stage) {
+  return std::max(0, std::min(stage.last_layer, model.num_layers) - std::max(stage.first_layer, 1) + 1);
+}
+
+// Megatron's split without a layout flag: every chunk num_layers/(pp*vpp)
+// blocks, the embedding on the first, the head on the last.
+bool default_split(const ModelSpec& model, const Execution& plan) {
   const int chunks = static_cast<int>(plan.stages.size());
   if (chunks == 0 || model.num_layers % chunks != 0) return false;
-  const int per_chunk = model.num_layers / chunks;
-  for (int i = 0; i < chunks; ++i) {
-    const StagePlan& stage = plan.stages[static_cast<std::size_t>(i)];
-    const int first_block = std::max(stage.first_layer, 1);
-    const int last_block = std::min(stage.last_layer, model.num_layers);
-    if (last_block - first_block + 1 != per_chunk) return false;
-  }
+  for (const StagePlan& stage : plan.stages)
+    if (stage_blocks(model, stage) != model.num_layers / chunks) return false;
   return true;
 }
 
-std::string layout_string(const ModelSpec& model, const Execution& plan) {
-  std::string layout;
-  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-    const StagePlan& stage = plan.stages[i];
-    if (i > 0) layout += '|';
-    if (stage.first_layer == 0) layout += 'E';
-    const int blocks = std::min(stage.last_layer, model.num_layers) - std::max(stage.first_layer, 1) + 1;
-    if (blocks > 0) layout += "t*" + std::to_string(blocks);
-    if (stage.last_layer == model.num_layers + 1) layout += 'L';
+// "([0]*3+[1]*58)": dense (0) and MoE (1) blocks in order, run-length encoded.
+std::string moe_layer_pattern(const ModelSpec& model) {
+  std::string pattern;
+  int value = -1, run = 0;
+  auto flush = [&] {
+    if (run == 0) return;
+    pattern += std::string(pattern.empty() ? "" : "+") + "[" + std::to_string(value) + "]*" + std::to_string(run);
+  };
+  for (int block = 1; block <= model.num_layers; ++block) {
+    const int moe = layer_kind(model, block) == LayerKind::MoeBlock ? 1 : 0;
+    if (moe != value) {
+      flush();
+      value = moe;
+      run = 0;
+    }
+    ++run;
   }
-  return layout;
+  flush();
+  return "(" + pattern + ")";
+}
+
+// The dense dims larger than 1 in placement order (Megatron's dense grid has no ep factor).
+bool uses_tp_pp_dp_mapping(const Execution& plan) {
+  if (plan.pp == 1 || plan.dp == 1) return false;
+  const auto pp = std::find(plan.placement.begin(), plan.placement.end(), ParallelDim::Pp);
+  const auto dp = std::find(plan.placement.begin(), plan.placement.end(), ParallelDim::Dp);
+  return pp < dp;
 }
 
 }  // namespace
 
+std::string pipeline_layout(const ModelSpec& model, const Execution& plan) {
+  std::vector<std::string> chunks;
+  for (const StagePlan& stage : plan.stages) {
+    std::string chunk;
+    if (stage.first_layer == 0) chunk += 'E';
+    const int blocks = stage_blocks(model, stage);
+    if (blocks == 1) chunk += 't';
+    if (blocks > 1) chunk += "t*" + std::to_string(blocks);
+    if (stage.last_layer == model.num_layers + 1) chunk += 'L';
+    chunks.push_back(chunk);
+  }
+  // Runs of equal chunks in Megatron's repetition syntax "(t*2|)*29"
+  // (pipeline_parallel_layer_layout.py:295 unrolls it), so long layouts stay short.
+  std::string layout;
+  for (std::size_t i = 0; i + 1 < chunks.size();) {
+    std::size_t run = 1;
+    while (i + run + 1 < chunks.size() && chunks[i + run] == chunks[i]) ++run;
+    layout += run > 1 ? "(" + chunks[i] + "|)*" + std::to_string(run) : chunks[i] + "|";
+    i += run;
+  }
+  if (!chunks.empty()) layout += chunks.back();
+  return layout;
+}
+
+std::string environment_line(const std::vector<EnvironmentSetting>& environment) {
+  std::string line;
+  for (const EnvironmentSetting& setting : environment) {
+    if (!line.empty()) line += ' ';
+    line += setting.value.empty() ? "unset " + setting.name + ";" : setting.name + "=" + setting.value;
+  }
+  return line;
+}
+
 MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& plan) {
   MegatronArguments out;
-  std::string& a = out.arguments;
-  a += flag("tensor-model-parallel-size", plan.tp);
-  a += flag("pipeline-model-parallel-size", plan.pp);
-  a += flag("context-parallel-size", plan.cp);
-  a += flag("expert-model-parallel-size", plan.ep);
-  if (plan.sp && plan.tp > 1) a += " --sequence-parallel";
-  a += flag("micro-batch-size", plan.micro_batch);
-  a += flag("global-batch-size", plan.global_batch);
-  a += flag("seq-length", plan.seq_len > 0 ? plan.seq_len : model.seq_len);
-  a += flag("num-layers", model.num_layers);
-  if (plan.vpp > 1) a += flag("num-layers-per-virtual-pipeline-stage", model.num_layers / (plan.pp * plan.vpp));
-  if (plan.zero_stage == 1) a += " --use-distributed-optimizer";
-  if (plan.zero_stage >= 2) {
-    a += " --use-custom-fsdp --data-parallel-sharding-strategy ";
-    a += plan.zero_stage == 2 ? "optim_grads" : "optim_grads_params";
-  }
-  if (plan.optimizer == Optimizer::Sgd) a += " --optimizer sgd";
+  Line a;
+  const bool moe = model.moe.enabled();
+  const bool fsdp = plan.zero_stage >= 2 && plan.dp * plan.cp > 1;
+  const int seq = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
+  const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
 
-  bool mixed = false;
-  for (const StagePlan& stage : plan.stages) mixed = mixed || stage.recompute != plan.stages.front().recompute;
-  // One setting for every stage; where the plan's stages differ, the one that
-  // fits wherever the plan fits (a catalog keeps no per-stage modes, so the
-  // stored plan must give the same line as the solved one).
-  const Recompute recompute = plan.stages.empty() ? Recompute::None : mixed ? Recompute::Full : plan.stages.front().recompute;
-  if (recompute == Recompute::Selective) a += " --recompute-granularity selective";
-  if (recompute == Recompute::Full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
-  if (mixed) {
-    std::string per_stage;
-    for (const StagePlan& stage : plan.stages) per_stage += std::string(per_stage.empty() ? "" : ",") + to_string(stage.recompute);
-    out.notes.push_back("per-stage recompute (" + per_stage +
-                        ") cannot be expressed; the line recomputes every stage fully (fits, slower than priced)");
+  a.add("--tensor-model-parallel-size", plan.tp);
+  a.add("--pipeline-model-parallel-size", plan.pp);
+  a.add("--context-parallel-size", plan.cp);
+  if (moe) {
+    a.add("--expert-model-parallel-size", plan.ep);
+    a.add("--expert-tensor-parallel-size", plan.tp);
   }
-  if (plan.pp > 1 && !uniform_layers(model, plan)) {
-    a += " --pipeline-model-parallel-layout \"" + layout_string(model, plan) + "\"";
+  if (plan.sp && plan.tp > 1) a.add("--sequence-parallel");
+  if (uses_tp_pp_dp_mapping(plan)) a.add("--use-tp-pp-dp-mapping");
+  a.add("--micro-batch-size", plan.micro_batch);
+  a.add("--global-batch-size", plan.global_batch);
+  a.add("--seq-length", seq);
+  a.add("--max-position-embeddings", seq);
+
+  a.add("--num-layers", model.num_layers);
+  a.add("--hidden-size", model.hidden);
+  a.add("--ffn-hidden-size", model.ffn_hidden);
+  a.add("--num-attention-heads", model.heads);
+  a.add("--kv-channels", model.head_dim > 0 ? model.head_dim : model.hidden / model.heads);
+  if (kv_heads != model.heads) {
+    a.add("--group-query-attention");
+    a.add("--num-query-groups", kv_heads);
   }
-  const std::vector<ParallelDim> megatron_order = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp,
-                                                   ParallelDim::Pp};
-  std::vector<ParallelDim> used;
-  const int sizes[kParallelDims] = {plan.tp, plan.cp, plan.ep, plan.pp, plan.dp / std::max(plan.ep, 1)};
-  for (ParallelDim dim : plan.placement) {
-    if (sizes[static_cast<int>(dim)] > 1) used.push_back(dim);
+  a.add("--normalization", model.normalization == Normalization::RmsNorm ? "RMSNorm" : "LayerNorm");
+  if (model.mlp == MlpKind::Swiglu) a.add("--swiglu");
+  a.add("--position-embedding-type", model.position_embedding == PositionEmbedding::Rope ? "rope" : "learned_absolute");
+  if (!model.tied_embeddings) a.add("--untie-embeddings-and-output-weights");
+  if (!model.linear_bias) a.add("--disable-bias-linear");
+  // The priced vocabulary is the preset's; Megatron pads it to a multiple of this times tp.
+  a.add("--make-vocab-size-divisible-by", 1);
+  a.add("--attention-backend", plan.flash_attention ? "flash" : "unfused");
+  if (model.dtype_bytes == 2) a.add("--bf16");
+
+  if (moe) {
+    a.add("--num-experts", model.moe.num_experts);
+    a.add("--moe-ffn-hidden-size", model.moe.expert_ffn_hidden);
+    a.add("--moe-router-topk", model.moe.top_k);
+    if (model.moe.shared_experts > 0)
+      a.add("--moe-shared-expert-intermediate-size", model.moe.shared_experts * model.moe.expert_ffn_hidden);
+    a.add("--moe-layer-freq", moe_layer_pattern(model));
   }
-  std::vector<ParallelDim> default_used;
-  for (ParallelDim dim : megatron_order) {
-    if (sizes[static_cast<int>(dim)] > 1) default_used.push_back(dim);
+
+  if (plan.pp > 1 && !plan.stages.empty() && !default_split(model, plan)) {
+    a.add("--pipeline-model-parallel-layout", pipeline_layout(model, plan));
+  } else if (plan.vpp > 1) {
+    a.add("--num-layers-per-virtual-pipeline-stage", model.num_layers / (plan.pp * plan.vpp));
   }
-  if (used != default_used) {
-    std::string order;
-    for (ParallelDim dim : plan.placement) order += std::string(order.empty() ? "" : "-") + to_string(dim);
-    out.notes.push_back("rank order " + order + " (innermost first) differs from Megatron-LM's tp-cp-ep-dp-pp");
+
+  const StagePlan first = plan.stages.empty() ? StagePlan{} : plan.stages.front();
+  if (first.recompute == Recompute::Selective) a.add("--recompute-granularity", "selective");
+  if (first.recompute == Recompute::Full) {
+    a.add("--recompute-granularity", "full");
+    a.add("--recompute-method", first.recompute_layers > 0 ? "block" : "uniform");
+    a.add("--recompute-num-layers", first.recompute_layers > 0 ? first.recompute_layers : 1);
   }
-  a.erase(0, 1);  // the leading space
+
+  if (plan.optimizer == Optimizer::Sgd) a.add("--optimizer", "sgd");
+  if (plan.zero_stage == 1 && plan.dp * plan.cp > 1) a.add("--use-distributed-optimizer");
+  if (fsdp) {
+    a.add("--use-megatron-fsdp");
+    a.add("--data-parallel-sharding-strategy", plan.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+    a.add("--ckpt-format", "fsdp_dtensor");
+  }
+  out.arguments = a.take();
+
+  if (fsdp) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", ""});
+  else if (plan.tp > 1 || plan.cp > 1) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1"});
+
+  if (plan.framework == Framework::Nest) {
+    out.notes.push_back("framework nest: Megatron-LM cannot run this plan as priced (search with --framework "
+                        "megatron-core for plans it runs as emitted)");
+    for (MegatronRule rule : megatron_violations(model, plan)) out.notes.push_back(describe(rule));
+    if (plan.cp > 1 && plan.ep > 1)
+      out.notes.push_back("its expert groups are carved out of dp, Megatron's expert grid spans cp and dp "
+                          "(megatron/core/parallel_state.py:887)");
+  }
   return out;
 }
 

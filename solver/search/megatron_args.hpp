@@ -1,10 +1,21 @@
 #pragma once
-// A plan as Megatron-LM command-line arguments: the one emitter behind
-// `solve`, `evaluate` and `query` (and the catalog's text), so the same plan
-// gives the same line everywhere. Pure string building; no I/O. It takes the
-// whole plan and model so that framework rules and architecture flags can be
-// added here without touching the callers.
+// A plan as Megatron-LM's pretrain_gpt.py runs it: one argument line, the
+// environment it needs, and (framework nest only) why Megatron-LM cannot
+// run it as it is. The one emitter: solve, evaluate, query, the catalog and
+// the launch file all print what this returns, so one plan gives one line
+// everywhere. Pure string building from the flag table of
+// megatron_rules.hpp (an unknown flag is a logic error); no I/O.
+//
+// The line carries the parallel layout, the batch, the model's architecture
+// and MoE flags from its preset, attention, recompute, the optimizer
+// sharding, and uneven stages as --pipeline-model-parallel-layout ("E" the
+// embedding, "t" a block, "L" the head and loss, "|" between model chunks).
+// It carries no data, tokenizer, learning-rate or checkpoint paths: the
+// launch file adds those as variables. No overlap flag is emitted because
+// the price assumes no overlap (DP sync, TP, p2p serial), and Megatron's
+// defaults run exactly that.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solver/model/model_spec.hpp"
@@ -12,18 +23,24 @@
 
 namespace nestfast::search {
 
-struct MegatronArguments {
-  std::string arguments;           // one line of --flags: never a comment, never a placeholder
-  std::vector<std::string> notes;  // what Megatron-LM cannot express as flags (per-stage recompute, rank order)
+struct EnvironmentSetting {
+  std::string name;
+  std::string value;  // empty: the variable must be unset
 };
 
-// Always: every parallel degree (tp, pp, cp, ep), the batch, sequence length
-// and --num-layers. Uneven stages use --pipeline-model-parallel-layout ("E"
-// embedding, "t" a block, "L" the head/loss, "|" a stage boundary). Full
-// recompute is --recompute-granularity full --recompute-method uniform
-// --recompute-num-layers 1. Megatron-LM applies one recompute setting to
-// every stage: a plan whose stages differ gets full recompute everywhere
-// (it fits wherever the plan fits, and is slower than priced), and a note.
+struct MegatronArguments {
+  std::string arguments;                      // one line of --flags, no comment, no placeholder
+  std::vector<EnvironmentSetting> environment;
+  std::vector<std::string> notes;  // framework nest: what Megatron-LM cannot run as priced; else empty
+};
+
 MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& plan);
+
+// "CUDA_DEVICE_MAX_CONNECTIONS=1 ..." / "unset X" as one shell-ready line
+// ("" when nothing is needed).
+std::string environment_line(const std::vector<EnvironmentSetting>& environment);
+
+// The --pipeline-model-parallel-layout string of the plan's stages.
+std::string pipeline_layout(const ModelSpec& model, const Execution& plan);
 
 }  // namespace nestfast::search

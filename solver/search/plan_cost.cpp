@@ -48,12 +48,16 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     RankCost& rank = cost.ranks[i % static_cast<std::size_t>(pp)];
     rank.stages.push_back(static_cast<int>(i));
     rank.layers += stage.last_layer - stage.first_layer + 1;
-    rank.time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute);
-    footprints[i % static_cast<std::size_t>(pp)] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
+    rank.time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
+                            stage.recompute_layers);
+    footprints[i % static_cast<std::size_t>(pp)] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute,
+                                 stage.recompute_layers);
     if (stage.recompute == Recompute::Selective)
       recompute_flops += table.sum(LayerColumn::RecomputeSelectiveFlops, stage.first_layer, stage.last_layer);
     if (stage.recompute == Recompute::Full)
-      recompute_flops += table.sum(LayerColumn::RecomputeFullFlops, stage.first_layer, stage.last_layer);
+      recompute_flops += table.sum(LayerColumn::RecomputeFullFlops, stage.first_layer,
+                                   stage_kernel::recompute_last(stage.first_layer, stage.last_layer, stage.recompute,
+                                                                stage.recompute_layers));
   }
 
   double bottleneck = -1;

@@ -14,8 +14,10 @@ RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, c
   StageFootprint footprint;
   for (std::size_t i = static_cast<std::size_t>(rank); i < plan.stages.size(); i += static_cast<std::size_t>(plan.pp)) {
     const StagePlan& stage = plan.stages[i];
-    time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute);
-    footprint += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
+    time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
+                            stage.recompute_layers);
+    footprint += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute,
+                                 stage.recompute_layers);
   }
   RankPrice price;
   price.time_s = time.total_s();

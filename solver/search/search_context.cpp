@@ -22,7 +22,7 @@ std::string layout_key(const DpInstance& s) {
 
 std::string table_key(const LayerTableConfig& config) {
   std::string key = join(config.tp, config.cp, config.ep, config.sp ? 1 : 0, config.micro_batch, config.seq_len,
-                         static_cast<int>(config.a2a), config.expert_imbalance);
+                         static_cast<int>(config.a2a), config.expert_imbalance, config.flash_attention ? 1 : 0);
   for (const GroupShape* group : {&config.tp_group, &config.cp_group, &config.ep_group}) {
     key += '|';
     for (int fanout : group->fanout) key += join(fanout);
@@ -45,6 +45,7 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.ep_group.fanout = {instance.ep};
   config.a2a = problem.a2a;
   config.expert_imbalance = problem.expert_imbalance;
+  config.flash_attention = uses_flash_attention(problem, instance.cp);
   return build_layer_table(problem.model, problem.cluster, config);
 }
 
@@ -71,7 +72,7 @@ double memory_floor(const SolveProblem& problem, const DpInstance& instance, con
   // ZeRO sharding needs only the group sizes, which the degrees fix.
   ReplicaContext replicas;
   replicas.dense_dp_size = instance.dp * instance.cp;
-  replicas.expert_dp_size = instance.dp / instance.ep * instance.cp;
+  replicas.expert_dp_size = instance.cp * instance.dp / instance.ep;
   replicas.zero_stage = instance.zero_stage;
   replicas.state_bytes_per_param = optimizer_state_bytes_per_param(problem.optimizer);
   const int last = table.layers() - 1;

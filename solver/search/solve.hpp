@@ -42,7 +42,17 @@ struct SolveProblem {
   Optimizer optimizer = Optimizer::Adam;
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   double expert_imbalance = 1.0;
+  // What the plans must run on (execution.hpp). Under MegatronCore the space
+  // is what Megatron-LM runs as emitted (megatron_rules.hpp).
+  Framework framework = Framework::Nest;
+  // Fused (flash) attention for every plan. Under MegatronCore a plan with
+  // cp > 1 is priced with it whatever this says: context parallelism runs
+  // only in TransformerEngine's fused attention (uses_flash_attention).
+  bool flash_attention = false;
 };
+
+// The attention a plan of `problem` with context-parallel degree `cp` runs.
+bool uses_flash_attention(const SolveProblem& problem, int cp);
 
 struct DpInstance {
   std::uint64_t ordinal = 0;  // position in enumerate_instances' order; the tie-break
@@ -59,6 +69,7 @@ struct DpInstance {
   std::array<ParallelDim, kParallelDims> placement{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
                                                    ParallelDim::Dp, ParallelDim::Pp};
   unsigned recompute_mask = 0b111;  // bit r: Recompute mode r may be used by a stage
+  int recompute_layers = 0;         // Full: 0 = every block, N > 0 = block recompute of N per stage
   int uneven_layers = 1;            // 0: near-equal blocks per stage only
 };
 

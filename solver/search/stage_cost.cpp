@@ -9,7 +9,7 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   context.dense_dp_group = flat_group(cluster, layout.dense_dp_group);
   context.expert_dp_group = flat_group(cluster, layout.expert_dp_group);
   context.dense_dp_size = execution.dp * execution.cp;
-  context.expert_dp_size = execution.dp / execution.ep * execution.cp;
+  context.expert_dp_size = execution.expert_dp_size();
   context.zero_stage = execution.zero_stage;
   context.state_bytes_per_param = optimizer_state_bytes_per_param(execution.optimizer);
   context.step_bytes_per_param =
@@ -19,8 +19,9 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
 }
 
 StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int first_layer, int last_layer,
-                     int boundary_level, Recompute recompute) {
-  return stage_kernel::stage_time(table.view(), replicas, first_layer, last_layer, boundary_level, recompute);
+                     int boundary_level, Recompute recompute, int recompute_layers) {
+  return stage_kernel::stage_time(table.view(), replicas, first_layer, last_layer, boundary_level, recompute,
+                                  recompute_layers);
 }
 
 StageTime& StageTime::operator+=(const StageTime& other) {
@@ -43,8 +44,9 @@ StageFootprint& StageFootprint::operator+=(const StageFootprint& other) {
   return *this;
 }
 
-StageFootprint stage_footprint(const LayerTable& table, int first_layer, int last_layer, Recompute recompute) {
-  return stage_kernel::stage_footprint(table.view(), first_layer, last_layer, recompute);
+StageFootprint stage_footprint(const LayerTable& table, int first_layer, int last_layer, Recompute recompute,
+                               int recompute_layers) {
+  return stage_kernel::stage_footprint(table.view(), first_layer, last_layer, recompute, recompute_layers);
 }
 
 StageMemory stage_memory(const ReplicaContext& replicas, const StageFootprint& footprint, double stash_microbatches) {

@@ -18,10 +18,12 @@ namespace nestfast {
 ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& execution, const ExecutionLayout& layout);
 
 // `boundary_level` < 0: no incoming p2p (first stage, or same rank).
+// `recompute_layers`: StagePlan::recompute_layers (block recompute under Full).
 StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int first_layer, int last_layer,
-                     int boundary_level, Recompute recompute);
+                     int boundary_level, Recompute recompute, int recompute_layers = 0);
 
-StageFootprint stage_footprint(const LayerTable& table, int first_layer, int last_layer, Recompute recompute);
+StageFootprint stage_footprint(const LayerTable& table, int first_layer, int last_layer, Recompute recompute,
+                               int recompute_layers = 0);
 
 // Memory of one device of a pipeline rank holding `footprint` (its stages
 // summed) with `stash_microbatches` = stash_depth(rank, ...).

@@ -83,15 +83,28 @@ NESTFAST_HD inline double dense_params(const LayerTableView& table, int first, i
   return params;
 }
 
+// The last layer of [first, last] that `recompute` covers: `last`, or under
+// block recompute (Full with recompute_layers = N > 0) the N-th block of the
+// stage (Megatron checkpoints the first N layers of each model chunk,
+// megatron/core/recompute.py:167; the embedding and the head are not
+// transformer layers and stay outside).
+NESTFAST_HD inline int recompute_last(int first, int last, Recompute recompute, int recompute_layers) {
+  if (recompute != Recompute::Full || recompute_layers <= 0) return last;
+  const int first_block = first < 1 ? 1 : first;
+  const int end = first_block + recompute_layers - 1;
+  return end < last ? end : last;
+}
+
 // `boundary_level` < 0: no incoming p2p.
 NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const ReplicaContext& replicas, int first,
-                                        int last, int boundary_level, Recompute recompute) {
+                                        int last, int boundary_level, Recompute recompute, int recompute_layers = 0) {
   const int a = first, b = last;
   StageTime time;
   time.forward_compute_s = table.sum(LayerColumn::ForwardCompute, a, b);
   time.backward_compute_s = table.sum(LayerColumn::BackwardCompute, a, b);
   if (recompute == Recompute::Selective) time.recompute_s = table.sum(LayerColumn::RecomputeSelective, a, b);
-  if (recompute == Recompute::Full) time.recompute_s = table.sum(LayerColumn::RecomputeFull, a, b);
+  if (recompute == Recompute::Full)
+    time.recompute_s = table.sum(LayerColumn::RecomputeFull, a, recompute_last(a, b, recompute, recompute_layers));
   time.tp_comm_s = table.sum(LayerColumn::ForwardTp, a, b) + table.sum(LayerColumn::BackwardTp, a, b);
   time.cp_comm_s = table.sum(LayerColumn::ForwardCp, a, b) + table.sum(LayerColumn::BackwardCp, a, b);
   time.ep_comm_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
@@ -106,14 +119,16 @@ NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const Repli
 }
 
 NESTFAST_HD inline StageFootprint stage_footprint(const LayerTableView& table, int first, int last,
-                                                  Recompute recompute) {
+                                                  Recompute recompute, int recompute_layers = 0) {
   const LayerColumn stash = recompute == Recompute::None        ? LayerColumn::StashNone
                             : recompute == Recompute::Selective ? LayerColumn::StashSelective
                                                                 : LayerColumn::StashFull;
   StageFootprint footprint;
   footprint.dense_params = dense_params(table, first, last);
   footprint.expert_params = table.sum(LayerColumn::ExpertParams, first, last);
-  footprint.stash_bytes_per_microbatch = table.sum(stash, first, last);
+  const int covered = recompute_last(first, last, recompute, recompute_layers);
+  footprint.stash_bytes_per_microbatch = table.sum(stash, first, covered);
+  if (covered < last) footprint.stash_bytes_per_microbatch += table.sum(LayerColumn::StashNone, covered + 1, last);
   footprint.working_bytes = table.max_working_bytes(first, last);
   return footprint;
 }

@@ -31,6 +31,7 @@ struct DpStageOracle {
   double hbm_bytes = 0;
   Recompute modes[kRecomputeModes] = {};  // allowed modes, cheapest time first
   int mode_count = 0;
+  int full_layers = 0;  // under Full: 0 = every block, N > 0 = block recompute of the first N (StagePlan)
 
   // `recompute_mask`: bit r allows Recompute mode r. None recomputes nothing,
   // selective the attention core, full everything: that is also the order of
@@ -43,7 +44,7 @@ struct DpStageOracle {
   }
 
   NESTFAST_HD double memory(int a, int b, int rank, Recompute mode) const {
-    const StageFootprint footprint = stage_kernel::stage_footprint(table, a, b - 1, mode);
+    const StageFootprint footprint = stage_kernel::stage_footprint(table, a, b - 1, mode, full_layers);
     return stage_kernel::stage_memory(replicas, footprint, stash[rank]).total_bytes();
   }
 
@@ -56,7 +57,8 @@ struct DpStageOracle {
     for (int k = 0; k < mode_count; ++k) {
       const Recompute mode = modes[k];
       if (memory(a, b, rank, mode) > hbm_bytes) continue;
-      const double t = stage_kernel::stage_time(table, replicas, a, b - 1, rank_level[rank], mode).total_s();
+      const double t =
+          stage_kernel::stage_time(table, replicas, a, b - 1, rank_level[rank], mode, full_layers).total_s();
       if (mode == Recompute::None) {
         best.time_s = t;
         best.recompute = mode;
@@ -100,7 +102,7 @@ struct DpStageOracle {
 class StageOracle {
  public:
   StageOracle(const LayerTable& table, const ReplicaContext& replicas, const ExecutionLayout& layout, int pp,
-              int micro_batches, double hbm_bytes, unsigned recompute_mask);
+              int micro_batches, double hbm_bytes, unsigned recompute_mask, int full_layers = 0);
   StageOracle(const StageOracle&) = delete;
   StageOracle& operator=(const StageOracle&) = delete;
 

@@ -20,8 +20,16 @@ struct StrategySpace {
   std::vector<int> sp;          // 0 = off, 1 = on
   std::vector<int> zero_stage;  // 0..3
   std::vector<int> vpp;         // 1 = plain 1F1B, v > 1 = interleaved with v chunks
-  // The recompute modes each stage may pick from (the DP picks per stage).
+  // The recompute modes each stage may pick from (the DP picks per stage;
+  // under MegatronCore each mode is its own instance: one setting per plan).
   std::vector<Recompute> recompute;
+  // MegatronCore: block recompute (--recompute-method block) of N layers per
+  // stage, N from this list; empty = powers of two below the blocks per
+  // stage. 0 in the list = no block recompute (full means every layer).
+  std::vector<int> recompute_layers;
+  // MegatronCore: ZeRO-2/3 (Megatron-FSDP) with pp > 1, which no upstream
+  // test runs (megatron_rules.hpp, FsdpWithoutPipeline).
+  bool allow_fsdp_with_pipeline = false;
   // Placement orders to try, each a permutation of the five dims, innermost
   // first. Empty = every order of the dims whose degree exceeds 1.
   std::vector<std::vector<ParallelDim>> placements;
@@ -43,6 +51,7 @@ inline constexpr ListRange kDpRange{1, 1 << 24};
 inline constexpr ListRange kMicroBatchRange{1, 4096};
 inline constexpr ListRange kZeroRange{0, 3};
 inline constexpr ListRange kVppRange{1, 64};
+inline constexpr ListRange kRecomputeLayersRange{0, 4096};  // megatron-core block recompute; 0 = every layer
 
 // Defaults when a list is empty (beyond "divides what it must"):
 inline constexpr int kDefaultMaxCp = 8;

@@ -10,7 +10,7 @@ gpt3=(--model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 1
 
 # 1. The text table names every part of the breakdown and the memory per rank.
 "$NESTFAST" evaluate "${gpt3[@]}" --recompute full > "$TEST_TMPDIR/table.txt"
-for word in "iteration time" compute recompute "TP comm" p2p bubble "DP sync" tokens/s MFU "feasible: yes" "Megatron-LM: --tensor-model-parallel-size"; do
+for word in "iteration time" compute recompute "TP comm" p2p bubble "DP sync" tokens/s MFU "feasible: yes" "Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size"; do
   grep -q "$word" "$TEST_TMPDIR/table.txt" || fail "table lacks '$word'"
 done
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+-[0-9]+ ' "$TEST_TMPDIR/table.txt")" -eq 16 ] || fail "expected 16 pipeline ranks in the table"
@@ -39,14 +39,20 @@ grep -q "feasible: NO" "$TEST_TMPDIR/oom.txt" || fail "an 8-GPU GPT-3 plan shoul
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["feasible"] is False and "HBM" in d["infeasible_reason"]'
 
 # 4. MoE with expert parallelism: EP comm is priced, FAST no slower than fan-out.
-moe=(--model mixtral-8x7b --cluster selene-a100 --gpus 64 --tp 2 --pp 4 --ep 8 --gbs 256 --mbs 1 --recompute selective --moe-imbalance 1.5 --json)
+moe=(--model mixtral-8x7b --cluster selene-a100 --gpus 64 --tp 2 --pp 4 --ep 8 --sp on --gbs 256 --mbs 1 --recompute selective --moe-imbalance 1.5 --json)
 fast=$("$NESTFAST" evaluate "${moe[@]}" --a2a fast | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
 fanout=$("$NESTFAST" evaluate "${moe[@]}" --a2a fanout | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
 python3 -c "import sys; f, g = $fast, $fanout; assert 0 < f <= g, (f, g)"
 
-# 5. Uneven stages with their own recompute modes (what `solve` may choose).
+# 5. Uneven stages with their own recompute modes (what `solve --framework nest` may choose;
+#    Megatron-LM has one recompute setting for all stages, so megatron-core refuses it).
 "$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 \
-  --stages 0-20,21-49:full --json > "$TEST_TMPDIR/uneven.json"
+  --stages 0-20,21-49:full --framework nest --json > "$TEST_TMPDIR/uneven.json"
+rc=0
+"$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 \
+  --stages 0-20,21-49:full > /dev/null 2> "$TEST_TMPDIR/mixed.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "one setting applied to every pipeline stage" "$TEST_TMPDIR/mixed.err" \
+  || { cat "$TEST_TMPDIR/mixed.err" >&2; fail "megatron-core must refuse per-stage recompute (exit $rc)"; }
 python3 - "$TEST_TMPDIR/uneven.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # 1. The text report.
 "$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --threads 2 > "$TEST_TMPDIR/report.txt"
 for word in "Best plan:" "boundary in" "memory GiB / HBM" "time split" "Alternatives" "#5" "Baselines" manual phaze mcmc \
-            exhaustive "speed-up" "Search:" "instances" "states" "Megatron-LM: --tensor-model-parallel-size"; do
+            exhaustive "speed-up" "Search:" "instances" "states" "Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size"; do
   grep -q -- "$word" "$TEST_TMPDIR/report.txt" || fail "report lacks '$word'"
 done
 
@@ -99,13 +99,17 @@ for path, problem in runs:
     for plan in [d["best"]] + d["alternatives"]:
         line = plan["megatron_args"]
         assert "#" not in line and "<" not in line and "--num-layers " in line and "--context-parallel-size" in line, line
+        block = max(s["recompute_layers"] for s in plan["stages"])
         if any(s["recompute"] == "full" for s in plan["stages"]):
-            assert "--recompute-method uniform --recompute-num-layers 1" in line, line
+            expected = ("--recompute-method block --recompute-num-layers %d" % block if block
+                        else "--recompute-method uniform --recompute-num-layers 1")
+            assert expected in line, line
         stages = ",".join("%d-%d:%s" % (s["first_layer"], s["last_layer"], s["recompute"]) for s in plan["stages"])
         flags = problem + ["--tp", str(plan["tp"]), "--pp", str(plan["pp"]), "--dp", str(plan["dp"]), "--cp", str(plan["cp"]),
                            "--ep", str(plan["ep"]), "--sp", "on" if plan["sp"] else "off", "--mbs", str(plan["micro_batch"]),
                            "--vpp", str(plan["vpp"]), "--zero", str(plan["zero_stage"]),
-                           "--placement", ",".join(plan["placement"]), "--stages", stages, "--json"]
+                           "--placement", ",".join(plan["placement"]), "--stages", stages,
+                           "--recompute-layers", str(block), "--json"]
         evaluated = json.loads(subprocess.run([nestfast, "evaluate"] + flags, check=True, capture_output=True, text=True).stdout)
         assert evaluated["megatron_args"] == line, (flags, evaluated["megatron_args"], line)
         assert evaluated["megatron_notes"] == plan["megatron_notes"], (evaluated["megatron_notes"], plan["megatron_notes"])

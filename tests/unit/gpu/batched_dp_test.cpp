@@ -50,17 +50,26 @@ struct Tally {
   int infeasible = 0;
   int pareto_walks = 0;  // more than two DP runs (a front of two or more plans)
   int bounded = 0;       // cut by the time bound
+  int block_recompute = 0;  // DP instances with block recompute of N layers per stage (megatron-core)
 };
 
 // Every instance of `cases` seeds: item by item on the CPU, then all of a
 // case in one solve_prepared_batch through `runner`.
-Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRunner& runner, bool with_bound) {
+Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRunner& runner, bool with_bound,
+                              Framework framework = Framework::Nest) {
   Tally tally;
   for (int seed = first_seed; seed < first_seed + cases; ++seed) {
     search::testing::RandomCase c = search::testing::random_case(static_cast<std::uint64_t>(seed));
     search::testing::tighten_memory(c, static_cast<std::uint64_t>(seed));
+    c.problem.framework = framework;
     if (seed % 5 == 0) c.space.vpp = {1, 2};
-    const std::vector<search::DpInstance> instances = enumerate_instances(c.problem, c.space);
+    std::vector<search::DpInstance> instances;
+    try {
+      instances = enumerate_instances(c.problem, c.space);
+    } catch (const std::invalid_argument&) {
+      if (framework == Framework::Nest) throw;
+      continue;  // no plan of this random model runs under Megatron-Core
+    }
     search::SearchContext context(c.problem, instances);
     std::vector<search::PreparedInstance> prepared;
     std::vector<search::PreparedItem> items;
@@ -94,6 +103,7 @@ Tally compare_on_random_cases(int first_seed, int cases, const search::DpBatchRu
       if (::testing::Test::HasFatalFailure()) return tally;
       if (instances[i].vpp != 1 || !instances[i].uneven_layers) continue;
       ++tally.dp_instances;
+      tally.block_recompute += instances[i].recompute_layers > 0 ? 1 : 0;
       tally.feasible += cpu[i].feasible ? 1 : 0;
       tally.infeasible += (!cpu[i].feasible && !cpu[i].pruned_by_bound) ? 1 : 0;
       tally.pareto_walks += cpu[i].stats.dp_runs > 2 ? 1 : 0;
@@ -113,6 +123,18 @@ TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpOnRandomInstances) {
   EXPECT_GT(tally.feasible, 100);
   EXPECT_GT(tally.infeasible, 20);
   EXPECT_GT(tally.pareto_walks, 10);
+}
+
+TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpInTheMegatronCoreSpace) {
+  // One recompute setting per instance, block recompute of N layers per stage, Megatron's expert grid.
+  const Tally tally = compare_on_random_cases(1, 60, run_dp_batch_emulated, false, Framework::MegatronCore);
+  ASSERT_FALSE(HasFatalFailure());
+  std::printf("megatron-core: %d DP instances (%d with block recompute): %d feasible, %d infeasible\n",
+              tally.dp_instances, tally.block_recompute, tally.feasible, tally.infeasible);
+  EXPECT_GT(tally.dp_instances, 300);
+  EXPECT_GT(tally.block_recompute, 50);
+  EXPECT_GT(tally.feasible, 50);
+  EXPECT_GT(tally.infeasible, 10);
 }
 
 TEST(GpuBatchedDp, HostEmulationEqualsTheCpuDpUnderATimeBound) {
@@ -153,6 +175,8 @@ TEST(GpuBatchedDp, SolveThroughTheBatchReturnsTheCpuSearchsPlans) {
 TEST(GpuBatchedDp, DeviceKernelEqualsTheCpuDpOnRandomInstances) {
   if (device_count() == 0) GTEST_SKIP() << "no GPU device present (backend: " << backend_name() << ")";
   const Tally tally = compare_on_random_cases(1, 120, run_dp_batch_on_device, false);
+  const Tally megatron = compare_on_random_cases(1, 60, run_dp_batch_on_device, false, Framework::MegatronCore);
+  EXPECT_GT(megatron.block_recompute, 50);
   ASSERT_FALSE(HasFatalFailure());
   EXPECT_GE(tally.dp_instances, 1000);
   const Tally bounded = compare_on_random_cases(101, 20, run_dp_batch_on_device, true);

@@ -1,8 +1,8 @@
 // The one Megatron-LM emitter (search::megatron_arguments): its rules on
 // real presets, and the catalog round trip (a plan -> its /plans and /stages
 // rows -> io::stored_plan) giving the same line, for uniform, uneven,
-// interleaved, MoE and mixed-recompute plans. The e2e tests check that solve,
-// evaluate and query print it alike.
+// interleaved, MoE, block-recompute and (framework nest) mixed-recompute
+// plans. The e2e tests check that solve, evaluate and query print it alike.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,6 +35,7 @@ std::vector<StagePlan> stages_of(const std::vector<int>& blocks, const std::vect
 
 Execution plan_of(int tp, int pp, int dp, int cp, int ep, int vpp, int zero, std::vector<StagePlan> stages) {
   Execution plan;
+  plan.framework = Framework::MegatronCore;
   plan.tp = tp;
   plan.pp = pp;
   plan.dp = dp;
@@ -56,12 +57,9 @@ std::string stored_line(const ModelSpec& model, const Execution& plan) {
   row.global_batch = plan.global_batch;
   row.seq_len = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
   std::vector<io::StageRow> rows;
-  for (const StagePlan& stage : plan.stages) {
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
     io::StageRow stored;
-    stored.first_layer = stage.first_layer;
-    stored.last_layer = stage.last_layer;
-    stored.first_device = stage.first_device;
-    stored.boundary_level = stage.boundary_level;
+    io::set_stage_plan(stored, plan.stages[i], static_cast<int>(i), plan.pp);
     rows.push_back(stored);
   }
   return search::megatron_arguments(model, io::stored_plan(row, rows).plan).arguments;
@@ -72,8 +70,8 @@ void expect_launch_line(const std::string& line) {
   EXPECT_EQ(line.find('<'), std::string::npos) << line;
   EXPECT_EQ(line.find('\n'), std::string::npos) << line;
   for (const char* flag : {"--tensor-model-parallel-size ", "--pipeline-model-parallel-size ", "--context-parallel-size ",
-                           "--expert-model-parallel-size ", "--micro-batch-size ", "--global-batch-size ",
-                           "--seq-length ", "--num-layers "}) {
+                           "--micro-batch-size ", "--global-batch-size ", "--seq-length ", "--num-layers ",
+                           "--hidden-size ", "--num-attention-heads "}) {
     EXPECT_NE(line.find(flag), std::string::npos) << flag << " missing in " << line;
   }
 }
@@ -94,6 +92,10 @@ TEST(MegatronLine, EveryKindOfPlanRoundTripsThroughTheCatalog) {
       {"moe", mixtral, plan_of(2, 2, 16, 1, 8, 1, 3, stages_of({16, 16}, {full}))},
       {"mixed", llama, plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, {selective, none}))},
   };
+  Execution block = plan_of(8, 4, 4, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, {full}));
+  for (StagePlan& stage : block.stages) stage.recompute_layers = 4;
+  EXPECT_EQ(stored_line(llama, block), search::megatron_arguments(llama, block).arguments);
+  EXPECT_NE(stored_line(llama, block).find("--recompute-method block --recompute-num-layers 4"), std::string::npos);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const search::MegatronArguments solved = search::megatron_arguments(c.model, c.plan);
@@ -112,11 +114,13 @@ TEST(MegatronLine, RecomputeIsOneSettingForEveryStage) {
   EXPECT_TRUE(line({Recompute::Full}).notes.empty());
   EXPECT_NE(line({Recompute::Selective}).arguments.find("--recompute-granularity selective"), std::string::npos);
   EXPECT_EQ(line({Recompute::None}).arguments.find("--recompute"), std::string::npos);
-  // Stages that differ: full everywhere (it fits wherever the plan fits), and a note listing them.
-  const search::MegatronArguments mixed = line({Recompute::Selective, Recompute::None});
-  EXPECT_NE(mixed.arguments.find(full_flags), std::string::npos) << mixed.arguments;
-  ASSERT_EQ(mixed.notes.size(), 1U);
-  EXPECT_NE(mixed.notes[0].find("selective,none,selective,none"), std::string::npos) << mixed.notes[0];
+  // Stages that differ are a framework-nest plan: Megatron-LM cannot run it as priced, and the notes say why.
+  Execution mixed_plan = plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({20, 20, 20, 20}, {Recompute::Selective, Recompute::None}));
+  mixed_plan.framework = Framework::Nest;
+  const search::MegatronArguments mixed = search::megatron_arguments(llama, mixed_plan);
+  ASSERT_GE(mixed.notes.size(), 2U);
+  EXPECT_NE(mixed.notes[0].find("framework nest"), std::string::npos) << mixed.notes[0];
+  EXPECT_NE(mixed.notes[1].find("one setting applied to every pipeline stage"), std::string::npos) << mixed.notes[1];
 }
 
 TEST(MegatronLine, LayersAreSpelledOutNeverLeftToTheReader) {
@@ -129,7 +133,7 @@ TEST(MegatronLine, LayersAreSpelledOutNeverLeftToTheReader) {
   const std::string uneven =
       search::megatron_arguments(llama, plan_of(4, 4, 8, 1, 1, 1, 1, stages_of({19, 21, 21, 19}, {Recompute::None})))
           .arguments;
-  EXPECT_NE(uneven.find("--pipeline-model-parallel-layout \"Et*19|t*21|t*21|t*19L\""), std::string::npos) << uneven;
+  EXPECT_NE(uneven.find("--pipeline-model-parallel-layout \"Et*19|(t*21|)*2t*19L\""), std::string::npos) << uneven;
 }
 
 }  // namespace

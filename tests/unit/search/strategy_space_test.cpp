@@ -3,11 +3,14 @@
 // (Command-line lists are CLI11's; e2e_solve checks the flags.)
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <set>
 #include <stdexcept>
 
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/strategy_space.hpp"
+#include "solver/search/megatron_rules.hpp"
 #include "tests/unit/search/random_problem.hpp"
 
 namespace nestfast::search {
@@ -57,11 +60,46 @@ TEST(StrategySpace, EveryInstanceIsValidAndRestrictionsHold) {
     }
     for (const DpInstance& instance : restricted) {
       EXPECT_EQ(instance.tp, 2);
-      EXPECT_EQ(instance.zero_stage, 1);
+      // With dp*cp = 1 every ZeRO stage is the same plan, searched as stage 0.
+      EXPECT_EQ(instance.zero_stage, instance.dp * instance.cp > 1 ? 1 : 0);
       EXPECT_EQ(instance.recompute_mask, 1u << static_cast<unsigned>(Recompute::Full));
       EXPECT_EQ(instance.placement[0], ParallelDim::Pp);
     }
   }
+}
+
+TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
+  std::size_t instances = 0, pp_dp_orders = 0, blocks = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    testing::RandomCase c = testing::random_case(seed);
+    c.problem.framework = Framework::MegatronCore;
+    std::vector<DpInstance> all;
+    try {
+      all = enumerate_instances(c.problem, StrategySpace{});
+    } catch (const std::invalid_argument&) {
+      continue;  // a random model Megatron cannot split at all
+    }
+    for (const DpInstance& instance : all) {
+      ++instances;
+      Execution skeleton = execution_skeleton(c.problem, instance);
+      EXPECT_TRUE(megatron_violations(c.problem.model, skeleton).empty());
+      // One recompute mode per instance; block recompute only under full.
+      EXPECT_EQ(std::popcount(instance.recompute_mask), 1);
+      if (instance.recompute_layers > 0) {
+        ++blocks;
+        EXPECT_EQ(instance.recompute_mask, 1u << static_cast<unsigned>(Recompute::Full));
+      }
+      if (instance.zero_stage >= 2) EXPECT_EQ(instance.pp, 1);
+      if (c.problem.model.moe.enabled() && instance.tp > 1) EXPECT_EQ(instance.sp, 1);
+      if (instance.cp > 1) EXPECT_TRUE(skeleton.flash_attention);
+      const bool pp_before_dp = instance.placement[3] == ParallelDim::Pp;
+      pp_dp_orders += pp_before_dp ? 1 : 0;
+      if (pp_before_dp && instance.pp > 1) EXPECT_EQ(instance.ep, instance.cp);
+    }
+  }
+  EXPECT_GT(instances, 1000u);
+  EXPECT_GT(pp_dp_orders, 10u);
+  EXPECT_GT(blocks, 100u);
 }
 
 TEST(StrategySpace, AnEmptySpaceIsABadInputNamingTheFlags) {

@@ -1,0 +1,97 @@
+#include "solver/search/megatron_rules.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace nestfast::search {
+namespace {
+
+// The order of the dense dims larger than 1, innermost first (Ep has no
+// factor in Megatron's dense grid).
+std::vector<ParallelDim> active_dense_order(const Execution& e) {
+  std::vector<ParallelDim> order;
+  for (ParallelDim dim : e.placement) {
+    const int size = dim == ParallelDim::Tp ? e.tp : dim == ParallelDim::Cp ? e.cp : dim == ParallelDim::Pp ? e.pp
+                   : dim == ParallelDim::Dp ? e.dp : 1;
+    if (size > 1) order.push_back(dim);
+  }
+  return order;
+}
+
+std::vector<ParallelDim> active(const Execution& e, std::vector<ParallelDim> order) {
+  Execution copy = e;
+  copy.placement = std::move(order);
+  return active_dense_order(copy);
+}
+
+}  // namespace
+
+const MegatronRuleText& megatron_rule(MegatronRule rule) {
+  for (const MegatronRuleText& entry : kMegatronRules)
+    if (entry.rule == rule) return entry;
+  throw std::logic_error("megatron_rule: a rule without its text");
+}
+
+const MegatronFlag* megatron_flag(std::string_view name) {
+  for (const MegatronFlag& flag : kMegatronFlags)
+    if (flag.name == name) return &flag;
+  return nullptr;
+}
+
+std::string describe(MegatronRule rule) {
+  const MegatronRuleText& entry = megatron_rule(rule);
+  return std::string(entry.text) + " (" + std::string(entry.source) + ")";
+}
+
+std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Execution& e, const MegatronPolicy& policy) {
+  std::vector<MegatronRule> broken;
+  auto check = [&broken](bool ok, MegatronRule rule) {
+    if (!ok) broken.push_back(rule);
+  };
+  const int world = e.devices();
+  const bool moe = model.moe.enabled();
+  const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;
+  check(world % (e.tp * e.pp * e.cp) == 0, MegatronRule::ModelSizeDividesWorld);
+  check(e.ep >= 1 && world % (e.tp * e.ep * e.pp) == 0 && (e.cp * e.dp) % e.ep == 0,
+        MegatronRule::ExpertGridDividesWorld);
+  check(e.ep == 1 || moe, MegatronRule::EpNeedsExperts);
+  check(!moe || model.moe.num_experts % e.ep == 0, MegatronRule::ExpertsDivisibleByEp);
+  check(model.heads % e.tp == 0 && kv_heads % e.tp == 0, MegatronRule::HeadsDivisibleByTp);
+  check(model.ffn_hidden % e.tp == 0 && (!moe || model.moe.expert_ffn_hidden % e.tp == 0),
+        MegatronRule::FfnDivisibleByTp);
+
+  const std::vector<ParallelDim> order = active_dense_order(e);
+  const std::vector<ParallelDim> dp_pp =
+      active(e, {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp, ParallelDim::Pp});
+  const std::vector<ParallelDim> pp_dp =
+      active(e, {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp});
+  check(order == dp_pp || order == pp_dp, MegatronRule::RankOrder);
+  if (order == pp_dp && order != dp_pp && e.pp > 1) {
+    // Expert grid etp-ep-pp-edp: its pp stride etp*ep must equal the dense tp*cp.
+    check(e.ep == e.cp, MegatronRule::TpPpDpMappingGroups);
+  }
+
+  check(!(moe && e.tp > 1) || e.sp, MegatronRule::MoeTpNeedsSequenceParallel);
+  check(e.cp == 1 || seq % (2 * e.cp) == 0, MegatronRule::CpSeqMultiple);
+  check(e.cp == 1 || e.flash_attention, MegatronRule::CpNeedsFusedAttention);
+  check(e.dp * e.micro_batch > 0 && e.global_batch % (e.dp * e.micro_batch) == 0, MegatronRule::GlobalBatchDivisible);
+  if (e.vpp > 1) {
+    check(e.pp > 1, MegatronRule::InterleavedNeedsPp);
+    const int m = e.dp * e.micro_batch > 0 ? e.global_batch / (e.dp * e.micro_batch) : 0;
+    check(e.pp <= m && m % e.pp == 0, MegatronRule::InterleavedMicroBatches);
+  }
+  if (e.zero_stage >= 2) check(e.pp == 1 || policy.allow_fsdp_with_pipeline, MegatronRule::FsdpWithoutPipeline);
+
+  if (!e.stages.empty()) {
+    const StagePlan& first = e.stages.front();
+    bool uniform = true;
+    for (const StagePlan& stage : e.stages)
+      uniform = uniform && stage.recompute == first.recompute &&
+                (stage.recompute != Recompute::Full || stage.recompute_layers == first.recompute_layers);
+    check(uniform, MegatronRule::RecomputeUniform);
+  }
+  return broken;
+}
+
+}  // namespace nestfast::search

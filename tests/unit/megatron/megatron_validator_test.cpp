@@ -1,0 +1,165 @@
+// The validator can fail, and Megatron's expert grid is what the price uses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/megatron_args.hpp"
+#include "solver/search/megatron_rules.hpp"
+#include "tests/unit/megatron/megatron_line.hpp"
+
+namespace nestfast::megatron_test {
+namespace {
+
+ModelSpec moe_model() {
+  ModelSpec model;
+  model.name = "test-moe";
+  model.num_layers = 8;
+  model.hidden = 1024;
+  model.ffn_hidden = 4096;
+  model.heads = 16;
+  model.kv_heads = 16;
+  model.head_dim = 64;
+  model.vocab = 32000;
+  model.seq_len = 4096;
+  model.mlp = MlpKind::Swiglu;
+  model.moe.num_experts = 8;
+  model.moe.top_k = 2;
+  model.moe.expert_ffn_hidden = 1024;
+  return model;
+}
+
+// Two GPUs per node, four nodes per rack, racks unbounded.
+ClusterSpec small_cluster() {
+  ClusterSpec cluster;
+  cluster.name = "test";
+  cluster.gpu.hbm_bytes = 80ull << 30;
+  cluster.levels = {{"node", 2, 100e9, 1e-6, 1}, {"rack", 4, 25e9, 5e-6, 1}, {"spine", 0, 12e9, 1e-5, 1}};
+  return cluster;
+}
+
+Execution plan(int tp, int cp, int ep, int pp, int dp, Framework framework) {
+  Execution e;
+  e.framework = framework;
+  e.tp = tp;
+  e.cp = cp;
+  e.ep = ep;
+  e.pp = pp;
+  e.dp = dp;
+  e.sp = tp > 1;
+  e.flash_attention = true;
+  e.micro_batch = 1;
+  e.global_batch = 64;
+  return e;
+}
+
+bool mentions(const std::vector<std::string>& problems, search::MegatronRule rule) {
+  const std::string text = search::describe(rule);
+  return std::find(problems.begin(), problems.end(), text) != problems.end();
+}
+
+TEST(MegatronValidator, RejectsFlagsUpstreamDoesNotHave) {
+  const ParsedLine line = parse_line("--tensor-model-parallel-size 2 --use-custom-fsdp --recompute-method sometimes");
+  ASSERT_EQ(line.problems.size(), 2u);
+  EXPECT_NE(line.problems[0].find("--use-custom-fsdp"), std::string::npos);
+  EXPECT_NE(line.problems[1].find("sometimes"), std::string::npos);
+}
+
+TEST(MegatronValidator, FindsBrokenRulesInAHandWrittenLine) {
+  const ModelSpec model = moe_model();
+  search::MegatronArguments emitted;
+  emitted.arguments =
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --context-parallel-size 2 "
+      "--expert-model-parallel-size 3 --micro-batch-size 1 --global-batch-size 9 --seq-length 4096 "
+      "--max-position-embeddings 4096 --num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 "
+      "--num-attention-heads 16 --num-experts 8 --moe-ffn-hidden-size 1024 --attention-backend unfused "
+      "--recompute-granularity full --use-megatron-fsdp --use-tp-pp-dp-mapping";
+  const std::vector<std::string> problems = validate_line(model, 16, emitted);
+  using search::MegatronRule;
+  for (MegatronRule rule : {MegatronRule::ExpertsDivisibleByEp, MegatronRule::MoeTpNeedsSequenceParallel,
+                            MegatronRule::CpNeedsFusedAttention, MegatronRule::GlobalBatchDivisible,
+                            MegatronRule::FullRecomputeNeedsMethod, MegatronRule::FsdpCheckpointFormat,
+                            MegatronRule::FsdpWithoutPipeline, MegatronRule::ExpertGridDividesWorld})
+    EXPECT_TRUE(mentions(problems, rule)) << search::describe(rule);
+  // tp-pp-dp with cp = 2 and ep = 1: the expert grid's pipeline groups differ from the dense grid's.
+  emitted.arguments =
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --context-parallel-size 2 "
+      "--expert-model-parallel-size 1 --sequence-parallel --micro-batch-size 1 --global-batch-size 8 "
+      "--seq-length 4096 --max-position-embeddings 4096 --num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 "
+      "--num-attention-heads 16 --num-experts 8 --moe-ffn-hidden-size 1024 --attention-backend flash "
+      "--use-tp-pp-dp-mapping";
+  emitted.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  const std::vector<std::string> mapping = validate_line(model, 16, emitted);
+  ASSERT_FALSE(mapping.empty());
+  for (const std::string& problem : mapping) EXPECT_EQ(problem, search::describe(MegatronRule::TpPpDpMappingGroups));
+}
+
+TEST(MegatronValidator, RankGroupsFollowParallelStateOrder) {
+  // tp-cp-dp-pp with tp=2, cp=1, dp=2, pp=2: dp groups stride 2, pp groups stride 4.
+  EXPECT_EQ(masked_groups({2, 1, 2, 2}, {false, false, true, false}),
+            (RankGroups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
+  EXPECT_EQ(masked_groups({2, 1, 2, 2}, {false, false, false, true}),
+            (RankGroups{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+}
+
+TEST(MegatronExpertGrid, PricedGroupsAreMegatronsWithCpAndEp) {
+  const ModelSpec model = moe_model();
+  const ClusterSpec cluster = small_cluster();
+  // tp=1 cp=2 dp=4 ep=2 pp=1 on 8 GPUs: Megatron's ep group is ranks {0,1}
+  // (next to tp, over the cp ranks: one node); carving ep out of dp would
+  // put it at {0,2} (two nodes).
+  Execution megatron = plan(1, 2, 2, 1, 4, Framework::MegatronCore);
+  Execution nest = plan(1, 2, 2, 1, 4, Framework::Nest);
+  for (Execution* e : {&megatron, &nest}) e->stages = uniform_stages(model, compute_layout(cluster, *e), 1, 1, Recompute::None);
+  MegatronGroups groups;
+  const std::vector<std::string> problems = validate_line(model, 8, search::megatron_arguments(model, megatron), &groups);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_EQ(groups.ep.front(), (std::vector<int>{0, 1}));
+  const ExecutionLayout ours = compute_layout(cluster, megatron);
+  EXPECT_EQ(ours.ep_group.fanout, shape_of(cluster, groups.ep).fanout);
+  EXPECT_EQ(ours.expert_dp_group.fanout, shape_of(cluster, groups.expert_dp).fanout);
+  EXPECT_EQ(ours.dense_dp_group.fanout, shape_of(cluster, groups.dp_cp).fanout);
+  EXPECT_NE(compute_layout(cluster, nest).ep_group.fanout, shape_of(cluster, groups.ep).fanout);
+  // ep = 4 does not divide dp = 2 but divides cp*dp: Megatron runs it.
+  Execution wide = plan(1, 2, 4, 1, 2, Framework::MegatronCore);
+  EXPECT_TRUE(search::megatron_violations(model, wide).empty());
+}
+
+TEST(MegatronExpertGrid, TpPpDpMappingNeedsEpEqualToCp) {
+  const ModelSpec model = moe_model();
+  const ClusterSpec cluster = small_cluster();
+  Execution e = plan(1, 2, 2, 2, 2, Framework::MegatronCore);
+  e.placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp};
+  EXPECT_TRUE(search::megatron_violations(model, e).empty());
+  e.stages = uniform_stages(model, compute_layout(cluster, e), 2, 1, Recompute::None);
+  MegatronGroups groups;
+  EXPECT_TRUE(validate_line(model, 8, search::megatron_arguments(model, e), &groups).empty());
+  const ExecutionLayout ours = compute_layout(cluster, e);
+  EXPECT_EQ(ours.ep_group.fanout, shape_of(cluster, groups.ep).fanout);
+  EXPECT_EQ(ours.expert_dp_group.fanout, shape_of(cluster, groups.expert_dp).fanout);
+  e.ep = 1;  // the expert grid's pp groups then differ from the dense grid's
+  EXPECT_FALSE(search::megatron_violations(model, e).empty());
+}
+
+TEST(MegatronLayout, RepeatedChunksUnrollToTheStages) {
+  ModelSpec model = moe_model();
+  model.moe = {};
+  model.num_layers = 10;
+  Execution e = plan(1, 1, 1, 4, 1, Framework::MegatronCore);
+  e.global_batch = 8;
+  e.vpp = 3;  // 12 chunks for 10 blocks: an embedding-only and a head-only chunk
+  const ClusterSpec cluster = small_cluster();
+  e.stages = uniform_stages(model, compute_layout(cluster, e), 4, 3, Recompute::None);
+  const std::string layout = search::pipeline_layout(model, e);
+  EXPECT_EQ(layout, "E|(t|)*10L");
+  const Execution back = plan_of_line(model, 4, parse_line(search::megatron_arguments(model, e).arguments));
+  ASSERT_EQ(back.stages.size(), e.stages.size());
+  for (std::size_t i = 0; i < e.stages.size(); ++i) {
+    EXPECT_EQ(back.stages[i].first_layer, e.stages[i].first_layer) << i;
+    EXPECT_EQ(back.stages[i].last_layer, e.stages[i].last_layer) << i;
+  }
+}
+
+}  // namespace
+}  // namespace nestfast::megatron_test
