@@ -7,6 +7,7 @@
 
 #include "io/catalog/plan_rows.hpp"
 #include "jobs/megatron_text.hpp"
+#include "solver/search/megatron_args.hpp"
 
 namespace nestfast::jobs {
 namespace {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "io/catalog/catalog_reader.hpp"
+#include "io/catalog/catalog_types.hpp"
 #include "jobs/catalog_plan_text.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/launch_file.hpp"

@@ -89,12 +89,20 @@ TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
         ++blocks;
         EXPECT_EQ(instance.recompute_mask, 1u << static_cast<unsigned>(Recompute::Full));
       }
-      if (instance.zero_stage >= 2) EXPECT_EQ(instance.pp, 1);
-      if (c.problem.model.moe.enabled() && instance.tp > 1) EXPECT_EQ(instance.sp, 1);
-      if (instance.cp > 1) EXPECT_TRUE(skeleton.flash_attention);
+      if (instance.zero_stage >= 2) {
+        EXPECT_EQ(instance.pp, 1);
+      }
+      if (c.problem.model.moe.enabled() && instance.tp > 1) {
+        EXPECT_EQ(instance.sp, 1);
+      }
+      if (instance.cp > 1) {
+        EXPECT_TRUE(skeleton.flash_attention);
+      }
       const bool pp_before_dp = instance.placement[3] == ParallelDim::Pp;
       pp_dp_orders += pp_before_dp ? 1 : 0;
-      if (pp_before_dp && instance.pp > 1) EXPECT_EQ(instance.ep, instance.cp);
+      if (pp_before_dp && instance.pp > 1) {
+        EXPECT_EQ(instance.ep, instance.cp);
+      }
     }
   }
   EXPECT_GT(instances, 1000u);
