@@ -228,7 +228,9 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   }
   ints("recompute_layers", search.recompute_layers, search::kRecomputeLayersRange);
   if (const auto* node = table->get("framework")) {
-    const std::vector<std::string> one = reader.string_list(*node, "search.framework", {"megatron-core", "nest"});
+    const std::vector<std::string> one = reader.string_list(*node, "search.framework", [](const std::string& value, const std::string& name) {
+      parse_framework(value, name);
+    });
     if (one.size() != 1) reader.fail(JobReader::line_of(*node), "search.framework", "names one framework");
     search.framework = one.front();
   }
