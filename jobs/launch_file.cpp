@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file/atomic_file.hpp"
+#include "solver/search/megatron_rules.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -50,7 +51,7 @@ std::string launch_script(const LaunchRequest& r) {
   s += "set -euo pipefail\n\n";
   s += "# Site variables (override them in the environment of sbatch).\n";
   s += "MEGATRON_LM=${MEGATRON_LM:-$HOME/Megatron-LM}  # a Megatron-LM checkout; the rules were read at " +
-       std::string("d98e8a64ddf3") + "\n";
+       std::string(search::kMegatronCommit.substr(0, 12)) + "\n";
   s += "PYTHON=${PYTHON:-python3}                     # the interpreter with torch and TransformerEngine\n";
   s += "MODULES=${MODULES:-}                          # e.g. \"cuda nccl\": loaded with module load when set\n";
   s += "CPUS_PER_TASK=${CPUS_PER_TASK:-8}\n";
