@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "comm/exec/algo_auto.hpp"
+#include "comm/exec/communicator.hpp"
 #include "comm/exec/device_staging.hpp"
 #include "comm/exec/size_range.hpp"
 #include "comm/exec/bandwidth_probe.hpp"
@@ -24,8 +25,14 @@
 #include "comm/workload/workload.hpp"
 #include "gpu/device.hpp"
 #include "io/atomic_file/atomic_file.hpp"
+#include "io/host/files.hpp"
+#include "io/host/memory.hpp"
+#include "jobs/catalog/agreement.hpp"
+#include "jobs/cli_agreement.hpp"
+#include "jobs/cli_checks.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
+#include "jobs/workload_input.hpp"
 
 namespace nestfast::jobs {
 
@@ -143,21 +150,46 @@ nlohmann::json gather_timeline(const comm::ServerTopology& topology, const comm:
   return out;
 }
 
+// Bytes one rank holds for an exchange: its send and receive buffers, and
+// as much again as the larger of them for an algorithm's staging.
+std::uint64_t buffer_bytes(const comm::TrafficMatrix& demand, int rank) {
+  const std::uint64_t send = demand.row_sum(rank);
+  const std::uint64_t receive = demand.col_sum(rank);
+  return send + receive + std::max(send, receive);
+}
+
 int run_bench(const BenchOptions& options) {
-  if (options.device) comm::require_devices_everywhere(MPI_COMM_WORLD, "--device");
+  const MPI_Comm world = MPI_COMM_WORLD;
   const std::vector<std::string>& algos = options.algos;
-  for (const std::string& name : algos) comm::make_alltoallv(name);  // unknown names fail here, before any measurement
-  const comm::WorkloadSpec workload = comm::parse_workload(options.workload);
-  std::vector<std::uint64_t> sizes = comm::parse_size_range(options.sizes, "--sizes");
-  const comm::ServerTopology topology(MPI_COMM_WORLD, options.virtual_servers, options.nics_per_server);
+  // Everything the command line and the files say is checked on every rank
+  // before any measurement, and the ranks agree on it (one line, no hang).
+  comm::WorkloadSpec workload;
+  std::vector<std::uint64_t> sizes;
+  comm::AlgorithmSettings settings;
+  agree(world, [&] {
+    for (const std::string& name : algos) comm::make_alltoallv(name);  // unknown names fail here
+    workload = load_workload(options.workload, comm::size_of(world));
+    sizes = comm::parse_size_range(options.sizes, "--sizes");
+    if (workload.kind != comm::WorkloadSpec::Kind::file) {
+      for (const std::uint64_t size : sizes) comm::check_bytes_per_rank(comm::size_of(world), size);
+    }
+    settings.fast_quantum = comm::parse_size(options.quantum, "--quantum", true);
+    settings.fast_chunk_bytes = comm::parse_size(options.fast_chunk, "--fast-chunk", true);
+    if (!options.auto_threshold.empty()) {
+      settings.auto_threshold_bytes = comm::parse_size(options.auto_threshold, "--auto-threshold");
+    }
+    if (comm::rank_of(world) == 0 && !options.json_path.empty()) io::check_output_target(options.json_path, "--json");
+    if (comm::rank_of(world) == 0 && !options.timeline_path.empty()) {
+      io::check_output_target(options.timeline_path, "--timeline");
+    }
+  });
+  if (options.device) comm::require_devices_everywhere(world, "--device");
+  const comm::ServerTopology topology(world, options.virtual_servers, options.nics_per_server);
   const int ranks = topology.ranks();
   const bool root = topology.rank() == 0;
   const bool from_file = workload.kind == comm::WorkloadSpec::Kind::file;
   if (from_file) sizes = {0};  // the file fixes the sizes
 
-  comm::AlgorithmSettings settings;
-  settings.fast_quantum = comm::parse_size(options.quantum, "--quantum", true);
-  settings.fast_chunk_bytes = comm::parse_size(options.fast_chunk, "--fast-chunk", true);
   std::string auto_note;
   if (std::find(algos.begin(), algos.end(), "auto") != algos.end()) {
     if (options.auto_threshold.empty()) {
@@ -169,7 +201,6 @@ int run_bench(const BenchOptions& options) {
                       : fmt::format("mpi below {} bytes per rank (fast never beat mpi up to {} on uniform traffic)",
                                     measured.bytes, measured.largest_measured);
     } else {
-      settings.auto_threshold_bytes = comm::parse_size(options.auto_threshold, "--auto-threshold");
       auto_note = fmt::format("mpi below {} bytes per rank, fast from there (--auto-threshold)",
                               settings.auto_threshold_bytes);
     }
@@ -245,9 +276,22 @@ int run_bench(const BenchOptions& options) {
   std::uint64_t wrong = 0;
   std::string first_bad;
   for (const std::uint64_t size : sizes) {
-    const comm::TrafficMatrix demand = comm::make_workload(workload, ranks, size, options.seed);
+    // Too large a size is refused on every rank, naming it and the limit, before a buffer exists.
+    comm::TrafficMatrix demand;
+    agree(world, [&] {
+      demand = comm::make_workload(workload, ranks, size, options.seed);
+      io::require_memory(buffer_bytes(demand, topology.rank()),
+                         "a2a bench at " + std::to_string(size) + " bytes per rank: the buffers of rank " +
+                             std::to_string(topology.rank()));
+    });
     const std::uint64_t nominal = from_file ? demand.total() / static_cast<std::uint64_t>(ranks) : size;
-    const comm::PointResult point = comm::measure_point(topology, demand, nominal, algos, settings, harness, rates);
+    comm::PointResult point;
+    try {
+      point = comm::measure_point(topology, demand, nominal, algos, settings, harness, rates);
+    } catch (const std::invalid_argument& error) {
+      // comm/exec refuses bad input on every rank alike (disagreeing counts, counts_exchange.hpp).
+      throw comm::AgreedError(kExitBadInput, error.what());
+    }
     for (const comm::Measurement& run : point.runs) {
       if (root) print_row(point, run, ranks);
       if (comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s).bound_violated) violations.push_back(run.algo);
@@ -319,7 +363,7 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
                       "Cluster preset whose link rates the lower bound rests on (per GPU: NIC = level 1, scale-up = level 0)");
   command->add_flag("--probe", options->probe,
                     "Also measure and print what each rank's links carry when all ranks stream at once (not a bound)");
-  command->add_option("--seed", options->seed, "Seed of the workload and of the validation words")
+  command->add_option("--seed", options->seed, "Seed of the workload and of the validation words")->check(kUnsigned64)
       ->capture_default_str();
   command->add_flag("--no-check", options->no_check, "Skip the byte-exact check of the delivered data");
   command->add_option("--auto-threshold", options->auto_threshold,
@@ -337,7 +381,10 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   command->add_option("--json", options->json_path, "Also write the rows as JSON to FILE (rank 0)");
   command->add_option("--timeline", options->timeline_path,
                       "Write every rank's rail stages of the last timed iteration (grant, send, arrival times) as JSON to FILE");
-  command->callback([options, &context] { context.exit_code = run_bench(*options); });
+  command->callback([options, &context, command] {
+    agree_on_options(MPI_COMM_WORLD, *command);
+    context.exit_code = run_bench(*options);
+  });
 }
 
 }  // namespace nestfast::jobs

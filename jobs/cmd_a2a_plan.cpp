@@ -19,7 +19,9 @@
 #include "comm/plan/verify_plan.hpp"
 #include "comm/sim/flow_simulation.hpp"
 #include "comm/workload/workload.hpp"
+#include "jobs/cli_checks.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/workload_input.hpp"
 #include "jobs/cli_lists.hpp"
 
 namespace nestfast::jobs {
@@ -161,7 +163,7 @@ int run_plan(const PlanOptions& options) {
   }
   const comm::TwoTierModel model = make_model(options);
   const std::uint64_t bytes_per_rank = comm::parse_size(options.bytes_per_rank, "--bytes-per-rank");
-  const comm::TrafficMatrix demand = comm::make_workload(options.workload, map.ranks(), bytes_per_rank, options.seed);
+  const comm::TrafficMatrix demand = comm::make_workload(load_workload(options.workload, map.ranks()), map.ranks(), bytes_per_rank, options.seed);
   comm::FastPlanOptions plan_options;
   plan_options.quantum = comm::parse_size(options.quantum, "--quantum", true);
   plan_options.method = options.method == "birkhoff" ? comm::StageMethod::birkhoff
@@ -274,7 +276,7 @@ void register_a2a_plan(CLI::App& a2a, CliContext& context) {
   command->add_option("--workload", options->workload, "uniform, random, zipf:S, hot:K, moe:E,topk,zipf or file:PATH")
       ->capture_default_str();
   command->add_option("--bytes-per-rank", options->bytes_per_rank, "Bytes each rank sends (K, M, G suffixes)")->capture_default_str();
-  command->add_option("--seed", options->seed, "Workload seed")->capture_default_str();
+  command->add_option("--seed", options->seed, "Workload seed")->check(kUnsigned64)->capture_default_str();
   command->add_option("--quantum", options->quantum, "Round the server matrix up to multiples of this many bytes, K/M/G suffixes (0 = exact)")
       ->capture_default_str();
   command->add_option("--method", options->method,

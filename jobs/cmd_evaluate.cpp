@@ -24,6 +24,7 @@
 #include "solver/search/megatron_args.hpp"
 #include "solver/search/strategy_space.hpp"
 #include "solver/search/plan_cost.hpp"
+#include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {
 
@@ -77,7 +78,10 @@ StagePlan parse_stage(const std::string& item, Recompute default_mode) {
 }
 
 Execution build_execution(const EvaluateOptions& options, const ModelSpec& model, const ClusterSpec& cluster) {
-  if (options.gpus < 1) throw std::invalid_argument("--gpus: " + std::to_string(options.gpus) + " must be >= 1");
+  if (options.gpus < 1 || options.gpus > search::kMaxGpus) {
+    throw std::invalid_argument("--gpus: " + std::to_string(options.gpus) + " is not in [1, " +
+                                std::to_string(search::kMaxGpus) + "]");
+  }
   if (options.gbs < 1) throw std::invalid_argument("--gbs: " + std::to_string(options.gbs) + " must be >= 1");
   if (options.sp != "on" && options.sp != "off")
     throw std::invalid_argument("--sp: '" + options.sp + "' is not one of on, off");

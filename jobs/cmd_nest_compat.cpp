@@ -14,6 +14,7 @@
 #include <string>
 
 #include "io/atomic_file/atomic_file.hpp"
+#include "io/host/files.hpp"
 #include "io/nest_json/nest_json.hpp"
 #include "jobs/cli_context.hpp"
 #include "solver/compat/nest_solver.hpp"
@@ -57,6 +58,8 @@ void report_reference(const NestCompatOptions& options, const compat::NestProble
 int run_nest_compat(const NestCompatOptions& options) {
   const auto model =
       options.model == "compat" ? compat::CostModelKind::Compat : compat::CostModelKind::Corrected;
+  // Before any work: --out may replace only a regular file, and none of the inputs.
+  if (!options.output.empty()) io::check_output_target(options.output, "--out", {options.input, options.reference});
   const auto start = std::chrono::steady_clock::now();
   const compat::NestProblem problem = io::load_nest_input(options.input);
   const double parse_ms = elapsed_ms(start);

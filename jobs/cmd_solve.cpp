@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/presets/presets.hpp"
+#include "jobs/cli_checks.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/dp_device.hpp"
@@ -66,6 +67,7 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   problem.model = io::load_model(flags.model);
   problem.cluster = io::load_cluster(flags.cluster);
   problem.gpus = flags.gpus;
+  if (const std::string error = search::gpus_error(problem); !error.empty()) throw std::invalid_argument("--gpus: " + error);
   problem.global_batch = flags.gbs;
   if (flags.seq < 0) throw std::invalid_argument("--seq: must be positive");
   problem.seq_len = flags.seq;
@@ -383,7 +385,7 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--top-k", flags->top_k, "plans to report: the best and K-1 alternatives (default 5)");
   command->add_option("--threads", flags->threads, "OpenMP threads across instances (default: OMP_NUM_THREADS)");
   command->add_flag("--no-baselines", flags->no_baselines, "skip the manual, Phaze-like, MCMC and exhaustive baselines");
-  command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)");
+  command->add_option("--mcmc-seed", flags->mcmc_seed, "seed of the MCMC baseline (default 1)")->check(kUnsigned64);
   command->add_option("--exhaustive-limit", flags->exhaustive_max_plans,
                       "run the exhaustive baseline only up to this many plans (default 200000)");
   add_framework_option(*command, flags->framework);

@@ -12,6 +12,7 @@
 #include "comm/exec/communicator.hpp"
 #include "comm/exec/finalize_handshake.hpp"
 #include "io/catalog/catalog_writer.hpp"
+#include "jobs/cli_checks.hpp"
 #include "jobs/cli_context.hpp"
 #include "nestfast_version.hpp"
 
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   register_a2a(app, context);
   register_merge(app, context);
   register_presets(app, context);
+  refuse_empty_values(app);
 
   try {
     app.parse(argc, argv);

@@ -155,6 +155,11 @@ FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, cons
     throw std::invalid_argument("fast plan: the demand has " + std::to_string(demand.ranks()) +
                                 " ranks but the server map has " + std::to_string(map.ranks()));
   }
+  demand.check_total("fast plan");
+  if (options.quantum > kMaxTotalBytes) {
+    throw std::invalid_argument("fast plan: quantum " + std::to_string(options.quantum) + " is more than " +
+                                std::to_string(kMaxTotalBytes) + " bytes");
+  }
   const auto started = std::chrono::steady_clock::now();
   FastPlan plan;
   plan.map = map;

@@ -38,6 +38,17 @@ std::uint64_t TrafficMatrix::total() const {
   return std::accumulate(bytes_.begin(), bytes_.end(), std::uint64_t{0});
 }
 
+void TrafficMatrix::check_total(const std::string& what) const {
+  std::uint64_t sum = 0;
+  for (const std::uint64_t bytes : bytes_) {
+    if (bytes > kMaxTotalBytes - sum) {
+      throw std::invalid_argument(what + ": the demand adds up to more than " + std::to_string(kMaxTotalBytes) +
+                                  " bytes (2^50, 1 PiB), the most one alltoallv may move");
+    }
+    sum += bytes;
+  }
+}
+
 std::vector<std::uint64_t> TrafficMatrix::send_displacements(int src) const {
   std::vector<std::uint64_t> displs(static_cast<std::size_t>(ranks_));
   std::uint64_t position = 0;

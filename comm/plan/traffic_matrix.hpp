@@ -5,9 +5,16 @@
 // D[0..N)[g] back to back, so every byte's position follows from the counts.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace nestfast::comm {
+
+// The most bytes one alltoallv may move in all (1 PiB): every sum of the
+// plan (rows, columns, server lines, padded stages) stays exact in 64 bits
+// and in a double's 53-bit mantissa, where the bounds and the flow model
+// compute in seconds.
+inline constexpr std::uint64_t kMaxTotalBytes = std::uint64_t{1} << 50;
 
 class TrafficMatrix {
  public:
@@ -25,6 +32,9 @@ class TrafficMatrix {
   std::uint64_t row_sum(int src) const;   // bytes src sends
   std::uint64_t col_sum(int dst) const;   // bytes dst receives
   std::uint64_t total() const;
+  // Throws std::invalid_argument naming `what` when the entries sum to more
+  // than kMaxTotalBytes (checked without overflowing).
+  void check_total(const std::string& what) const;
 
   // Offset of block (src, dst) in src's send buffer: sum of D[src][h], h < dst.
   std::vector<std::uint64_t> send_displacements(int src) const;

@@ -1,10 +1,10 @@
 #include "comm/workload/workload.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -145,38 +145,6 @@ TrafficMatrix moe_routing(const WorkloadSpec& spec, int ranks, std::uint64_t byt
   return demand;
 }
 
-TrafficMatrix read_matrix_file(const std::string& path, int ranks) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("workload file " + path + ": cannot be read");
-  const std::size_t expected = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks);
-  std::vector<std::uint64_t> bytes;
-  bytes.reserve(expected);
-  std::string line, token;
-  for (int line_number = 1; std::getline(in, line); ++line_number) {
-    std::istringstream words(line);
-    while (words >> token) {
-      const bool digits = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
-      errno = 0;
-      char* end = nullptr;
-      const unsigned long long value = digits ? std::strtoull(token.c_str(), &end, 10) : 0;
-      if (!digits || errno == ERANGE) {
-        throw std::invalid_argument("workload file " + path + ":" + std::to_string(line_number) + ": '" + token +
-                                    "' is not a byte count");
-      }
-      if (bytes.size() == expected) {
-        throw std::invalid_argument("workload file " + path + ":" + std::to_string(line_number) + ": more than " +
-                                    std::to_string(ranks) + " x " + std::to_string(ranks) + " values");
-      }
-      bytes.push_back(value);
-    }
-  }
-  if (bytes.size() != expected) {
-    throw std::invalid_argument("workload file " + path + ": " + std::to_string(bytes.size()) + " values, expected " +
-                                std::to_string(ranks) + " x " + std::to_string(ranks));
-  }
-  return TrafficMatrix(ranks, std::move(bytes));
-}
-
 }  // namespace
 
 WorkloadSpec parse_workload(const std::string& spec) {
@@ -215,6 +183,9 @@ WorkloadSpec parse_workload(const std::string& spec) {
     if (parts.size() != 3) throw bad_spec(spec, "expected moe:E,topk,zipf (three values)");
     out.kind = WorkloadSpec::Kind::moe;
     out.experts = parse_count(spec, parts[0], "expert count");
+    if (out.experts > kMaxExperts) {
+      throw bad_spec(spec, std::to_string(out.experts) + " experts, at most " + std::to_string(kMaxExperts));
+    }
     out.top_k = parse_count(spec, parts[1], "topk");
     out.skew = parse_number(spec, parts[2], "skew");
     if (out.top_k > out.experts) throw bad_spec(spec, "topk exceeds the expert count");
@@ -229,12 +200,69 @@ WorkloadSpec parse_workload(const std::string& spec) {
   return out;
 }
 
+TrafficMatrix parse_matrix_text(std::string_view text, const std::string& source, int ranks) {
+  if (ranks < 1) throw std::invalid_argument("workload file " + source + ": need at least one rank");
+  const std::size_t expected = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks);
+  if (text.size() > matrix_file_bytes(ranks)) {
+    throw std::invalid_argument("workload file " + source + ": " + std::to_string(text.size()) +
+                                " bytes, more than a " + std::to_string(ranks) + " x " + std::to_string(ranks) +
+                                " matrix needs");
+  }
+  std::vector<std::uint64_t> bytes;
+  bytes.reserve(expected);
+  int line_number = 1;
+  std::size_t position = 0;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
+  while (position < text.size()) {
+    if (blank(text[position])) {
+      line_number += text[position] == '\n' ? 1 : 0;
+      ++position;
+      continue;
+    }
+    std::size_t end = position;
+    while (end < text.size() && !blank(text[end])) ++end;
+    const std::string_view token = text.substr(position, end - position);
+    std::uint64_t value = 0;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc{} || stop != token.data() + token.size() || token.front() == '+') {
+      throw std::invalid_argument("workload file " + source + ":" + std::to_string(line_number) + ": '" +
+                                  std::string(token.substr(0, 40)) + "' is not a byte count");
+    }
+    if (bytes.size() == expected) {
+      throw std::invalid_argument("workload file " + source + ":" + std::to_string(line_number) + ": more than " +
+                                  std::to_string(ranks) + " x " + std::to_string(ranks) + " values");
+    }
+    bytes.push_back(value);
+    position = end;
+  }
+  if (bytes.size() != expected) {
+    throw std::invalid_argument("workload file " + source + ": " + std::to_string(bytes.size()) + " values, expected " +
+                                std::to_string(ranks) + " x " + std::to_string(ranks));
+  }
+  TrafficMatrix demand(ranks, std::move(bytes));
+  demand.check_total("workload file " + source);
+  return demand;
+}
+
+std::uint64_t matrix_file_bytes(int ranks) {
+  return static_cast<std::uint64_t>(std::max(ranks, 0)) * static_cast<std::uint64_t>(std::max(ranks, 0)) * 32 + 4096;
+}
+
+void check_bytes_per_rank(int ranks, std::uint64_t bytes_per_rank) {
+  if (ranks > 0 && bytes_per_rank > kMaxTotalBytes / static_cast<std::uint64_t>(ranks)) {
+    throw std::invalid_argument("workload: " + std::to_string(ranks) + " ranks x " + std::to_string(bytes_per_rank) +
+                                " bytes per rank is more than " + std::to_string(kMaxTotalBytes) +
+                                " bytes (2^50, 1 PiB), the most one alltoallv may move");
+  }
+}
+
 TrafficMatrix make_workload(const std::string& spec, int ranks, std::uint64_t bytes_per_rank, std::uint64_t seed) {
   return make_workload(parse_workload(spec), ranks, bytes_per_rank, seed);
 }
 
 TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t bytes_per_rank, std::uint64_t seed) {
   if (ranks < 1) throw std::invalid_argument("workload: need at least one rank (got " + std::to_string(ranks) + ")");
+  if (spec.kind != WorkloadSpec::Kind::file) check_bytes_per_rank(ranks, bytes_per_rank);
   const auto N = static_cast<std::size_t>(ranks);
   switch (spec.kind) {
     case WorkloadSpec::Kind::uniform:
@@ -259,7 +287,7 @@ TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t b
     case WorkloadSpec::Kind::moe:
       return moe_routing(spec, ranks, bytes_per_rank, seed);
     case WorkloadSpec::Kind::file:
-      return read_matrix_file(spec.path, ranks);
+      return parse_matrix_text(spec.matrix_text, spec.path, ranks);
   }
   throw std::logic_error("workload: unhandled kind");
 }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "io/host/files.hpp"
+
 namespace nestfast::io {
 namespace {
 
@@ -28,6 +30,8 @@ int sync_path(const std::string& path, int flags) {
 }  // namespace
 
 void commit_file(const std::string& temporary, const std::string& path) {
+  // The rename would put a plain file where a device node or a FIFO was.
+  check_output_target(path, "the output");
   if (const int error = sync_path(temporary, O_RDONLY); error != 0) fail("syncing", temporary, path, error);
   if (std::rename(temporary.c_str(), path.c_str()) != 0) fail("renaming", temporary, path, errno);
   const std::filesystem::path directory = std::filesystem::path(path).parent_path();
@@ -38,6 +42,7 @@ void commit_file(const std::string& temporary, const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
+  check_output_target(path, "the output");
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);

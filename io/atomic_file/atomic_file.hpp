@@ -3,13 +3,16 @@
 // merged catalogs, NEST JSON, benchmark JSON): it is written under a
 // temporary name, its data are synced (fsync), it is renamed over the final
 // name, and the directory is synced, so a reader, or the file system after
-// a crash, sees the old file or the whole new one, never a part of it.
+// a crash, sees the old file or the whole new one, never a part of it. Only
+// a regular file is ever replaced (io/host/files.hpp: check_output_target;
+// callers check at their start too, before any work).
 #include <string>
 
 namespace nestfast::io {
 
 // Syncs `temporary`, renames it to `path` and syncs `path`'s directory.
-// Throws std::runtime_error naming both paths and the system's reason; the
+// Throws std::invalid_argument when `path` is not a regular file, and
+// std::runtime_error naming both paths and the system's reason; the
 // temporary is then left where it is (the caller decides: a catalog's
 // .partial may still be resumed).
 void commit_file(const std::string& temporary, const std::string& path);

@@ -5,6 +5,7 @@
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/catalog_writer.hpp"
 #include "io/catalog/h5_attributes.hpp"
+#include "io/host/files.hpp"
 
 namespace nestfast::io {
 namespace {
@@ -35,6 +36,7 @@ std::vector<Row> read_rows(hid_t file, const char* name, hid_t memory_type, std:
 
 CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  require_regular_input(path, "catalog");  // HDF5 would wait forever on a FIFO
   if (H5Fis_hdf5(path.c_str()) <= 0) throw std::invalid_argument(path + ": not an HDF5 file (or missing)");
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) throw std::invalid_argument(path + ": cannot be opened read-only (is a job still writing it?)");

@@ -214,7 +214,7 @@ void CatalogWriter::complete(const std::string& final_path) {
   if (rank_of(file_.comm()) == 0) {
     try {
       commit_file(file_.path(), final_path);
-    } catch (const std::runtime_error& error) {
+    } catch (const std::exception& error) {
       failure = error.what();
     }
   }

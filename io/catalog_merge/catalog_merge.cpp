@@ -11,6 +11,7 @@
 #include "io/catalog/catalog_writer.hpp"
 #include "io/catalog/h5_attributes.hpp"
 #include "io/catalog/h5_handle.hpp"
+#include "io/host/files.hpp"
 #include "io/job/job_file.hpp"
 
 namespace nestfast::io {
@@ -154,11 +155,8 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (paths.empty()) throw std::invalid_argument("merge: no part catalogs given");
   std::error_code error;
-  for (const std::string& path : paths) {
-    if (fs::exists(out, error) && fs::equivalent(path, out, error)) {
-      throw std::invalid_argument(out + ": --out is one of the parts");
-    }
-  }
+  check_output_target(out, "--out", paths);
+  check_output_target(out + ".partial", "the merge's temporary file", paths);
   if (fs::exists(out, error) && !force) {
     throw std::invalid_argument(out + ": exists already; pass --force to replace it");
   }

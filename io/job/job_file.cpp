@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -14,7 +13,9 @@
 #include "comm/exec/size_range.hpp"
 #include "comm/exec/validation.hpp"
 #include "comm/plan/seeded_hash.hpp"
+#include "io/host/files.hpp"
 #include "solver/search/execution.hpp"
+#include "solver/search/solve.hpp"
 #include "solver/search/strategy_space.hpp"
 
 namespace nestfast::io {
@@ -150,9 +151,6 @@ class JobReader {
   std::string source_;
 };
 
-constexpr long long kMaxGpus = 1LL << 24;
-constexpr long long kMaxBatch = 1LL << 24;
-constexpr long long kMaxSeqLen = 1LL << 24;
 
 void read_job_table(const JobReader& reader, const toml::table& root, JobSpec& job) {
   const toml::table* table = reader.table_at(root, "job", "job");
@@ -178,13 +176,13 @@ SweepSpec read_sweep(const JobReader& reader, const toml::table& table, const st
   sweep.clusters = reader.string_list(clusters, prefix + ".cluster");
   sweep.clusters_line = JobReader::line_of(clusters);
   const toml::node& gpus = required("gpus");
-  sweep.gpus = reader.int_list(gpus, prefix + ".gpus", 1, kMaxGpus);
+  sweep.gpus = reader.int_list(gpus, prefix + ".gpus", 1, search::kMaxGpus);
   sweep.gpus_line = JobReader::line_of(gpus);
   const toml::node& batch = required("global_batch");
-  sweep.global_batch = reader.int_list(batch, prefix + ".global_batch", 1, kMaxBatch);
+  sweep.global_batch = reader.int_list(batch, prefix + ".global_batch", 1, search::kMaxGlobalBatch);
   sweep.global_batch_line = JobReader::line_of(batch);
   if (const auto* node = table.get("seq_len")) {
-    sweep.seq_len = reader.int_list(*node, prefix + ".seq_len", 1, kMaxSeqLen);
+    sweep.seq_len = reader.int_list(*node, prefix + ".seq_len", 1, search::kMaxSeqLen);
     sweep.seq_len_line = JobReader::line_of(*node);
   }
   return sweep;
@@ -327,11 +325,7 @@ JobSpec parse_job(std::string_view text, const std::string& source) {
 }
 
 JobSpec load_job_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot read the job file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_job(text.str(), path);
+  return parse_job(read_input_file(path, "job file", kMaxJobFileBytes), path);
 }
 
 std::vector<SweepPoint> expand_sweep(const JobSpec& job) {

@@ -13,7 +13,11 @@ namespace nestfast::io {
 // Parses and validates a job from TOML text; `source` names it in errors.
 JobSpec parse_job(std::string_view text, const std::string& source);
 
-// Reads a job file; an unreadable file is an error naming the path.
+// Job files are small: a long comment or name is fine, a stray data file is refused.
+inline constexpr std::uint64_t kMaxJobFileBytes = std::uint64_t{16} << 20;
+
+// Reads a job file (a regular file of at most kMaxJobFileBytes); an
+// unreadable one is an error naming the path.
 JobSpec load_job_file(const std::string& path);
 
 // The sweep's points: each [[sweep]] block's cross product, blocks in file

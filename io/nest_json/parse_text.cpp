@@ -1,9 +1,9 @@
 #include "io/nest_json/parse_text.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "io/host/files.hpp"
 
 namespace nestfast::io::nest_json {
 
@@ -46,12 +46,8 @@ nlohmann::json parse_text(std::string_view text, const std::string& source) {
 }
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::invalid_argument(path + ": cannot open the file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw std::invalid_argument(path + ": cannot read the file");
-  return text.str();
+  // The artifact's largest inputs are a few MB; 256 MiB leaves room and refuses a stray device or data file.
+  return read_input_file(path, "JSON file", std::uint64_t{256} << 20);
 }
 
 }  // namespace nestfast::io::nest_json

@@ -8,6 +8,7 @@
 #include "comm/plan/seeded_hash.hpp"
 #include "io/catalog/catalog_rows.hpp"
 #include "io/catalog/checkpoint_file.hpp"
+#include "io/host/files.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -20,13 +21,18 @@ std::string part_file_name(const std::string& out, int index, int count) {
   return (path.parent_path() / (stem + ".part" + std::to_string(index) + "of" + std::to_string(count) + ".h5")).string();
 }
 
-void check_output(const std::string& out, bool force) {
+// The catalog and the files beside it (OUT.partial, OUT.checkpoint, OUT.lock)
+// may only replace regular files, and none of them the job file.
+void check_output(const std::string& out, bool force, const std::string& job_path) {
   const fs::path path(out);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code error;
   if (!fs::is_directory(dir, error)) throw std::invalid_argument(out + ": the output directory does not exist");
   if (::access(dir.c_str(), W_OK) != 0) throw std::invalid_argument(out + ": the output directory is not writable");
-  if (fs::is_directory(path, error)) throw std::invalid_argument(out + ": is a directory, not a catalog file");
+  for (const char* suffix : {"", ".partial", ".checkpoint", ".lock"}) {
+    io::check_output_target(out + suffix, suffix[0] == '\0' ? "the catalog (--out)" : "a file of the catalog job",
+                            {job_path});
+  }
   if (fs::exists(path, error) && !force) {
     throw std::invalid_argument(out + ": a finished catalog exists; pass --force to overwrite it or --out to write elsewhere");
   }
@@ -59,7 +65,7 @@ Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const
   start.out = !request.out.empty()      ? request.out
               : request.slice_count > 1 ? part_file_name(job.out, request.slice_index, request.slice_count)
                                         : job.out;
-  check_output(start.out, request.force);
+  check_output(start.out, request.force, request.job_path);
   start.lock = io::OutputLock::acquire(start.out);
   const std::string checkpoint = checkpoint_path(start.out);
   std::error_code error;

@@ -102,12 +102,8 @@ JobWork build_work(const JobBundle& bundle) {
     if (item.problem.seq_len == 0) item.problem.seq_len = item.problem.model.seq_len;
     item.point.seq_len = item.problem.seq_len;
 
-    const ClusterSpec& cluster = item.problem.cluster;
-    const int node = cluster.levels.empty() ? 0 : cluster.levels.front().group_size;
-    if (node > 0 && point.gpus % node != 0) {
-      throw std::invalid_argument(where(job, sweep.gpus_line) + ": " + prefix + ".gpus: " + std::to_string(point.gpus) +
-                                  " is not a multiple of the " + std::to_string(node) + " GPUs per node of cluster '" +
-                                  point.cluster + "'");
+    if (const std::string error = search::gpus_error(item.problem); !error.empty()) {
+      throw std::invalid_argument(where(job, sweep.gpus_line) + ": " + prefix + ".gpus: " + error);
     }
     try {
       item.instances = search::enumerate_instances(item.problem, work.space);

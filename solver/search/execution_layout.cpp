@@ -8,8 +8,11 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "solver/search/strategy_space.hpp"
 
 namespace nestfast {
 
@@ -255,6 +258,13 @@ class BoundaryLevels {
   std::vector<std::vector<std::int64_t>> largest_below_;
 };
 
+// A double as a reader writes it (1e+308, not 309 digits).
+std::string short_number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
 [[noreturn]] void bad(const std::string& flag, const std::string& message) {
   throw std::invalid_argument(flag + ": " + message);
 }
@@ -326,7 +336,14 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
     bad("--pp", "pp*vpp = " + std::to_string(e.pp * e.vpp) + " stages but the model has only " +
                     std::to_string(model.num_layers) + " blocks");
   if (!(e.expert_imbalance >= 1) || !std::isfinite(e.expert_imbalance))
-    bad("--moe-imbalance", std::to_string(e.expert_imbalance) + " must be a finite number >= 1");
+    bad("--moe-imbalance", short_number(e.expert_imbalance) + " must be a finite number >= 1");
+  // The hottest device of an expert-parallel group holds at most all of the
+  // group's tokens: ep times the mean (a single device, at most the largest group).
+  const int most_imbalance = e.ep > 1 ? e.ep : search::kEpRange.maximum;
+  if (e.expert_imbalance > most_imbalance)
+    bad("--moe-imbalance", short_number(e.expert_imbalance) + " is more than " + std::to_string(most_imbalance) +
+                               (e.ep > 1 ? " = ep (the hottest device cannot hold more than all the group's tokens)"
+                                         : ", the largest expert-parallel group"));
   std::vector<ParallelDim> sorted = e.placement;
   std::sort(sorted.begin(), sorted.end());
   const std::vector<ParallelDim> all = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,

@@ -105,11 +105,35 @@ bool contains(const std::vector<int>& values, int v) {
 
 }  // namespace
 
+std::string gpus_error(const SolveProblem& problem) {
+  const int gpus = problem.gpus;
+  if (gpus < 1 || gpus > kMaxGpus) {
+    return std::to_string(gpus) + " is not in [1, " + std::to_string(kMaxGpus) + "]";
+  }
+  const ClusterSpec& cluster = problem.cluster;
+  const int node = cluster.levels.empty() ? 0 : cluster.levels.front().group_size;
+  if (node > 0 && gpus % node != 0) {
+    return std::to_string(gpus) + " is not a multiple of the " + std::to_string(node) + " GPUs per node of cluster '" +
+           cluster.name + "'";
+  }
+  return "";
+}
+
 std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const StrategySpace& space) {
   const ModelSpec& model = problem.model;
   const int gpus = problem.gpus;
-  if (gpus < 1) throw std::invalid_argument("--gpus: must be at least 1");
-  if (problem.global_batch < 1) throw std::invalid_argument("--gbs: must be at least 1");
+  // Whole nodes only is the commands' rule (gpus_error); the search itself takes any count in range.
+  if (gpus < 1 || gpus > kMaxGpus) {
+    throw std::invalid_argument("--gpus: " + std::to_string(gpus) + " is not in [1, " + std::to_string(kMaxGpus) + "]");
+  }
+  if (problem.global_batch < 1 || problem.global_batch > kMaxGlobalBatch) {
+    throw std::invalid_argument("--gbs: " + std::to_string(problem.global_batch) + " is not in [1, " +
+                                std::to_string(kMaxGlobalBatch) + "]");
+  }
+  if (problem.seq_len < 0 || problem.seq_len > kMaxSeqLen) {
+    throw std::invalid_argument("--seq: " + std::to_string(problem.seq_len) + " is not in [1, " +
+                                std::to_string(kMaxSeqLen) + "]");
+  }
   const int seq = problem.seq_len > 0 ? problem.seq_len : model.seq_len;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
   const bool megatron = problem.framework == Framework::MegatronCore;

@@ -33,6 +33,12 @@
 namespace nestfast::search {
 
 // One sweep point: what to plan for.
+// The largest problem the search takes; every product of degrees and counts
+// then stays far inside an int (2^29 GPUs wrapped to 0 and divided by it).
+inline constexpr int kMaxGpus = 1 << 24;
+inline constexpr int kMaxGlobalBatch = 1 << 24;
+inline constexpr int kMaxSeqLen = 1 << 24;
+
 struct SolveProblem {
   ModelSpec model;
   ClusterSpec cluster;
@@ -135,6 +141,12 @@ struct SolveOptions {
 // Every valid instance, in a deterministic order (ordinal = index). Throws
 // std::invalid_argument naming the constraint when the space is empty.
 std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const StrategySpace& space);
+
+// What is wrong with the GPU count for a command ("" when nothing): out of
+// [1, kMaxGpus] or not whole nodes of the cluster. solve throws it as
+// "--gpus: ..."; the catalog names the job file's line instead
+// (enumerate_instances checks only the range: tests search partial nodes).
+std::string gpus_error(const SolveProblem& problem);
 
 // The instance's optimal plan (exact over boundaries and recompute modes).
 InstanceResult solve_instance(const SolveProblem& problem, const DpInstance& instance);

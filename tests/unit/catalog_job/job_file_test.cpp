@@ -155,7 +155,7 @@ TEST(JobFile, UnreadableFileNamesThePath) {
     load_job_file("/nonexistent/job.toml");
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
-    EXPECT_STREQ(error.what(), "/nonexistent/job.toml: cannot read the job file");
+    EXPECT_STREQ(error.what(), "/nonexistent/job.toml: cannot read the job file: No such file or directory");
   }
 }
 

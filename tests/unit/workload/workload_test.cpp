@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "comm/workload/workload.hpp"
@@ -59,37 +57,53 @@ TEST(Workload, BadSpecsAreOneLineErrors) {
   EXPECT_THROW(make_workload("uniform", 0, 10, 1), std::invalid_argument);
 }
 
-class MatrixFile : public ::testing::Test {
- protected:
-  std::string write(const std::string& name, const std::string& text) {
-    const auto dir = std::filesystem::temp_directory_path() / "nestfast_workload_test";
-    std::filesystem::create_directories(dir);
-    const auto path = (dir / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-};
-
-TEST_F(MatrixFile, ReadsWhitespaceSeparatedRows) {
-  const std::string path = write("ok.txt", "0 1 2\n3\t4 5\n  6 7 8  \n");
-  const TrafficMatrix d = make_workload("file:" + path, 3, 0, 0);
+TEST(MatrixText, ReadsWhitespaceSeparatedRows) {
+  const TrafficMatrix d = parse_matrix_text("0 1 2\n3\t4 5\n  6 7 8  \n", "ok.txt", 3);
   EXPECT_EQ(d(0, 2), 2u);
   EXPECT_EQ(d(1, 0), 3u);
   EXPECT_EQ(d(2, 2), 8u);
+  WorkloadSpec spec = parse_workload("file:ok.txt");
+  spec.matrix_text = "0 1\n2 3\n";
+  EXPECT_EQ(make_workload(spec, 2, 0, 0)(1, 0), 2u) << "a file workload is its text";
 }
 
-TEST_F(MatrixFile, NamesTheBadLine) {
-  const std::string path = write("bad.txt", "0 1\n2 x3\n");
+TEST(MatrixText, NamesTheBadLine) {
   try {
-    make_workload("file:" + path, 2, 0, 0);
+    parse_matrix_text("0 1\n2 x3\n", "bad.txt", 2);
     FAIL() << "accepted a bad token";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find(path + ":2"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("bad.txt:2"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(make_workload("file:" + write("short.txt", "1 2 3\n"), 2, 0, 0), std::invalid_argument);
-  EXPECT_THROW(make_workload("file:" + write("long.txt", "1 2 3 4 5\n"), 2, 0, 0), std::invalid_argument);
-  EXPECT_THROW(make_workload("file:" + write("neg.txt", "1 -2 3 4\n"), 2, 0, 0), std::invalid_argument);
-  EXPECT_THROW(make_workload("file:/nonexistent/matrix.txt", 2, 0, 0), std::invalid_argument);
+  EXPECT_THROW(parse_matrix_text("1 2 3\n", "short.txt", 2), std::invalid_argument);
+  EXPECT_THROW(parse_matrix_text("1 2 3 4 5\n", "long.txt", 2), std::invalid_argument);
+  EXPECT_THROW(parse_matrix_text("1 -2 3 4\n", "neg.txt", 2), std::invalid_argument);
+  EXPECT_THROW(parse_matrix_text("1 +2 3 4\n", "plus.txt", 2), std::invalid_argument);
+  EXPECT_THROW(parse_matrix_text("1 0x2 3 4\n", "hex.txt", 2), std::invalid_argument);
+}
+
+// Entries that overflow 64 bits, or add up to more than one alltoallv may
+// move, are refused: they hung the FAST plan (issue 19).
+TEST(MatrixText, RefusesHugeDemands) {
+  EXPECT_THROW(parse_matrix_text("1 2\n3 18446744073709551616\n", "over.txt", 2), std::invalid_argument);
+  try {
+    parse_matrix_text("1 2\n3 18446744073709551615\n", "max.txt", 2);
+    FAIL() << "accepted an entry of 2^64-1";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("1 PiB"), std::string::npos) << error.what();
+  }
+  const std::string half = std::to_string(kMaxTotalBytes / 2 + 1);
+  EXPECT_THROW(parse_matrix_text("0 " + half + "\n" + half + " 0\n", "sum.txt", 2), std::invalid_argument)
+      << "two entries whose sum passes the limit";
+  EXPECT_NO_THROW(parse_matrix_text("0 " + std::to_string(kMaxTotalBytes / 2) + "\n0 0\n", "fits.txt", 2));
+  EXPECT_THROW(parse_matrix_text(std::string(matrix_file_bytes(2) + 1, ' '), "long.txt", 2), std::invalid_argument);
+}
+
+TEST(Workload, RefusesHugeGenerators) {
+  EXPECT_THROW(make_workload("uniform", 4, ~std::uint64_t{0}, 1), std::invalid_argument);
+  EXPECT_THROW(make_workload("uniform", 2, std::uint64_t{1} << 63, 1), std::invalid_argument);
+  EXPECT_NO_THROW(make_workload("uniform", 2, kMaxTotalBytes / 2, 1));
+  EXPECT_THROW(parse_workload("moe:100000000,2,0"), std::invalid_argument);
+  EXPECT_NO_THROW(parse_workload("moe:" + std::to_string(kMaxExperts) + ",2,0"));
 }
 
 }  // namespace
