@@ -1,17 +1,20 @@
 #include "io/catalog/catalog_reader.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/catalog_writer.hpp"
 #include "io/catalog/h5_attributes.hpp"
 #include "io/host/files.hpp"
+#include "io/host/memory.hpp"
 
 namespace nestfast::io {
 namespace {
 
 template <typename Row>
-std::vector<Row> read_rows(hid_t file, const char* name, hid_t memory_type, std::uint64_t first, std::uint64_t count,
+std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name, hid_t memory_type, std::uint64_t first,
+                           std::uint64_t count,
                            bool all) {
   const H5Handle dataset = h5_dataset(H5Dopen2(file, name, H5P_DEFAULT), std::string("opening /") + name);
   const H5Handle space = h5_space(H5Dget_space(dataset), std::string("reading the space of /") + name);
@@ -21,15 +24,42 @@ std::vector<Row> read_rows(hid_t file, const char* name, hid_t memory_type, std:
     first = 0;
     count = dims;
   }
-  if (first + count > dims) throw std::runtime_error(std::string("/") + name + ": rows out of range");
+  if (first > dims || count > dims - first) {
+    throw std::invalid_argument(path + ": /" + name + ": rows " + std::to_string(first) + " + " +
+                                std::to_string(count) + " are past its " + std::to_string(dims) + " rows");
+  }
+  // A damaged dimension (2^34 rows) is named with the memory it would take, before allocating.
+  const std::uint64_t bytes = count > UINT64_MAX / sizeof(Row) ? UINT64_MAX : count * sizeof(Row);
+  require_memory(bytes, path + ": reading " + std::to_string(count) + " rows of /" + name);
   std::vector<Row> rows(count);
   if (count == 0) return rows;
   const hsize_t start = first;
   const hsize_t length = count;
   h5_check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &length, nullptr), "selecting rows");
   const H5Handle memory = h5_space(H5Screate_simple(1, &length, nullptr), "creating a memory space");
-  h5_check(H5Dread(dataset, memory_type, memory, space, H5P_DEFAULT, rows.data()), std::string("reading /") + name);
+  if (H5Dread(dataset, memory_type, memory, space, H5P_DEFAULT, rows.data()) < 0) {
+    // Every table is stored with a Fletcher32 checksum per chunk (catalog_types.cpp).
+    const std::string reason = h5_system_reason();
+    throw std::invalid_argument(path + ": /" + name + ": rows " + std::to_string(first) + " to " +
+                                std::to_string(first + count - 1) + " cannot be read" +
+                                (reason.empty() ? ": the file is damaged (a checksum or the compression fails)"
+                                                : ": " + reason));
+  }
   return rows;
+}
+
+// A catalog is an input: what HDF5 cannot read in it (a damaged header,
+// attribute or table; HDF5 checks their checksums) is a one-line bad-input
+// error naming the file, not a run-time failure of nestfast.
+template <typename Read>
+auto read_input(const std::string& path, Read&& read) {
+  try {
+    return read();
+  } catch (const std::runtime_error& error) {
+    std::string what = error.what();
+    if (what.rfind("HDF5: ", 0) == 0) what = what.substr(6);
+    throw std::invalid_argument(path + ": " + what + " (the catalog is damaged or unreadable)");
+  }
 }
 
 }  // namespace
@@ -41,7 +71,10 @@ CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) throw std::invalid_argument(path + ": cannot be opened read-only (is a job still writing it?)");
   file_ = H5Handle(file, H5Fclose);
-  if (!has_attribute(file_, "format") || read_string_attribute(file_, "format") != kCatalogFormat) {
+  const bool catalog = read_input(path_, [&] {
+    return io::has_attribute(file_, "format") && read_string_attribute(file_, "format") == kCatalogFormat;
+  });
+  if (!catalog) {
     throw std::invalid_argument(path + ": not a nestfast catalog (no format=\"nestfast-catalog\" attribute)");
   }
   const std::int64_t schema = has_attribute(file_, "schema_version") ? read_i64_attribute(file_, "schema_version") : 0;
@@ -56,9 +89,17 @@ CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   }
 }
 
-std::string CatalogReader::string_attribute(const char* name) const { return read_string_attribute(file_, name); }
+std::string CatalogReader::string_attribute(const char* name) const {
+  return read_input(path_, [&] { return read_string_attribute(file_, name); });
+}
 
-std::int64_t CatalogReader::integer_attribute(const char* name) const { return read_i64_attribute(file_, name); }
+bool CatalogReader::has_attribute(const char* name) const {
+  return read_input(path_, [&] { return io::has_attribute(file_, name); });
+}
+
+std::int64_t CatalogReader::integer_attribute(const char* name) const {
+  return read_input(path_, [&] { return read_i64_attribute(file_, name); });
+}
 
 bool CatalogReader::has(const char* object_path) const {
   // Check each component, as H5Lexists requires the parents to exist.
@@ -74,42 +115,46 @@ bool CatalogReader::has(const char* object_path) const {
 
 std::uint64_t CatalogReader::u64_attribute_of(const std::string& object_path, const char* name) const {
   if (!has(object_path.c_str())) return 0;
-  const H5Handle object(h5_check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening /" + object_path), H5Oclose);
-  return has_attribute(object, name) ? read_u64_attribute(object, name) : 0;
+  return read_input(path_, [&]() -> std::uint64_t {
+    const H5Handle object(h5_check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening /" + object_path), H5Oclose);
+    return io::has_attribute(object, name) ? read_u64_attribute(object, name) : 0;
+  });
 }
 
 ModelSpec CatalogReader::model(const std::string& name) const {
   const std::string path = "models/" + preset_link_name(name);
   if (!has(path.c_str())) throw std::invalid_argument(path_ + ": no /" + path + " for a stored plan's model");
-  const H5Handle group(h5_check(H5Oopen(file_, path.c_str(), H5P_DEFAULT), "opening /" + path), H5Oclose);
-  const auto integer = [&](const char* key) { return static_cast<int>(read_i64_attribute(group, key)); };
-  ModelSpec model;
-  model.name = read_string_attribute(group, "name");
-  model.source = read_string_attribute(group, "source");
-  model.num_layers = integer("num_layers");
-  model.hidden = integer("hidden");
-  model.ffn_hidden = integer("ffn_hidden");
-  model.heads = integer("heads");
-  model.kv_heads = integer("kv_heads");
-  model.head_dim = integer("head_dim");
-  model.vocab = integer("vocab");
-  model.seq_len = integer("seq_len");
-  model.mlp = read_string_attribute(group, "mlp") == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
-  model.tied_embeddings = integer("tied_embeddings") != 0;
-  model.normalization = read_string_attribute(group, "normalization") == "rmsnorm" ? Normalization::RmsNorm
-                                                                                   : Normalization::LayerNorm;
-  model.position_embedding = read_string_attribute(group, "position_embedding") == "rope"
-                                 ? PositionEmbedding::Rope
-                                 : PositionEmbedding::LearnedAbsolute;
-  model.linear_bias = integer("linear_bias") != 0;
-  model.dtype_bytes = integer("dtype_bytes");
-  model.moe.num_experts = integer("moe_num_experts");
-  model.moe.top_k = integer("moe_top_k");
-  model.moe.expert_ffn_hidden = integer("moe_expert_ffn_hidden");
-  model.moe.shared_experts = integer("moe_shared_experts");
-  model.moe.first_dense_layers = integer("moe_first_dense_layers");
-  model.moe.layer_interval = integer("moe_layer_interval");
-  return model;
+  return read_input(path_, [&] {
+    const H5Handle group(h5_check(H5Oopen(file_, path.c_str(), H5P_DEFAULT), "opening /" + path), H5Oclose);
+    const auto integer = [&](const char* key) { return static_cast<int>(read_i64_attribute(group, key)); };
+    ModelSpec model;
+    model.name = read_string_attribute(group, "name");
+    model.source = read_string_attribute(group, "source");
+    model.num_layers = integer("num_layers");
+    model.hidden = integer("hidden");
+    model.ffn_hidden = integer("ffn_hidden");
+    model.heads = integer("heads");
+    model.kv_heads = integer("kv_heads");
+    model.head_dim = integer("head_dim");
+    model.vocab = integer("vocab");
+    model.seq_len = integer("seq_len");
+    model.mlp = read_string_attribute(group, "mlp") == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
+    model.tied_embeddings = integer("tied_embeddings") != 0;
+    model.normalization = read_string_attribute(group, "normalization") == "rmsnorm" ? Normalization::RmsNorm
+                                                                                     : Normalization::LayerNorm;
+    model.position_embedding = read_string_attribute(group, "position_embedding") == "rope"
+                                   ? PositionEmbedding::Rope
+                                   : PositionEmbedding::LearnedAbsolute;
+    model.linear_bias = integer("linear_bias") != 0;
+    model.dtype_bytes = integer("dtype_bytes");
+    model.moe.num_experts = integer("moe_num_experts");
+    model.moe.top_k = integer("moe_top_k");
+    model.moe.expert_ffn_hidden = integer("moe_expert_ffn_hidden");
+    model.moe.shared_experts = integer("moe_shared_experts");
+    model.moe.first_dense_layers = integer("moe_first_dense_layers");
+    model.moe.layer_interval = integer("moe_layer_interval");
+    return model;
+  });
 }
 
 std::uint64_t CatalogReader::gpu_hbm_bytes(const std::string& cluster) const {
@@ -118,18 +163,30 @@ std::uint64_t CatalogReader::gpu_hbm_bytes(const std::string& cluster) const {
 
 std::vector<PlanRow> CatalogReader::plans() const {
   const H5Handle type = plan_row_type();
-  return read_rows<PlanRow>(file_, "plans", type, 0, 0, true);
+  return read_input(path_, [&] { return read_rows<PlanRow>(path_, file_, "plans", type, 0, 0, true); });
+}
+
+std::uint64_t CatalogReader::stage_rows() const {
+  return read_input(path_, [&]() -> std::uint64_t {
+    const H5Handle dataset = h5_dataset(H5Dopen2(file_, "stages", H5P_DEFAULT), "opening /stages");
+    const H5Handle space = h5_space(H5Dget_space(dataset), "reading the space of /stages");
+    hsize_t dims = 0;
+    h5_check(H5Sget_simple_extent_dims(space, &dims, nullptr), "reading the size of /stages");
+    return dims;
+  });
 }
 
 std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t count) const {
   const H5Handle type = stage_row_type();
-  return read_rows<StageRow>(file_, "stages", type, first, count, false);
+  return read_input(path_, [&] { return read_rows<StageRow>(path_, file_, "stages", type, first, count, false); });
 }
 
 std::vector<ValidationRow> CatalogReader::validation() const {
   if (!has("validation/alltoallv")) return {};
   const H5Handle type = validation_row_type();
-  return read_rows<ValidationRow>(file_, "validation/alltoallv", type, 0, 0, true);
+  return read_input(path_, [&] {
+    return read_rows<ValidationRow>(path_, file_, "validation/alltoallv", type, 0, 0, true);
+  });
 }
 
 }  // namespace nestfast::io

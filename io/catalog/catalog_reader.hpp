@@ -17,6 +17,7 @@ class CatalogReader {
 
   std::string string_attribute(const char* name) const;
   std::int64_t integer_attribute(const char* name) const;
+  bool has_attribute(const char* name) const;  // of the file's root
   bool has(const char* object_path) const;
   // An integer attribute of a group such as "clusters/h100-superpod"; 0 when absent.
   std::uint64_t u64_attribute_of(const std::string& object_path, const char* name) const;
@@ -27,6 +28,9 @@ class CatalogReader {
   std::uint64_t gpu_hbm_bytes(const std::string& cluster) const;
 
   std::vector<PlanRow> plans() const;
+  std::uint64_t stage_rows() const;  // rows in /stages
+  // Rows [first, first + count) of /stages; throws std::invalid_argument when
+  // they are past its end or would not fit in memory (a damaged catalog).
   std::vector<StageRow> stages(std::uint64_t first, std::uint64_t count) const;
   std::vector<ValidationRow> validation() const;  // empty when the job ran no validation
 

@@ -119,6 +119,8 @@ H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint6
   h5_check(H5Pset_chunk(create, 1, &chunk), "setting the chunk size");
   h5_check(H5Pset_shuffle(create), "enabling shuffle");
   h5_check(H5Pset_deflate(create, kDeflateLevel), "enabling deflate");
+  // A checksum of each stored chunk: a flipped byte makes its read fail instead of giving another value.
+  h5_check(H5Pset_fletcher32(create), "enabling the Fletcher32 checksum");
   return h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, create, H5P_DEFAULT),
                     std::string("creating ") + name);
 }

@@ -46,19 +46,18 @@ Part read_part(const std::string& path) {
   part.git_sha = reader.string_attribute("git_sha");
   part.schema_version = reader.integer_attribute("schema_version");
   part.mpi_ranks = reader.integer_attribute("mpi_ranks");
-  {
-    const H5Handle file = h5_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "reopening " + path);
-    if (has_attribute(file, "sweep_points")) part.sweep_points = read_i64_attribute(file, "sweep_points");
-  }
+  if (reader.has_attribute("sweep_points")) part.sweep_points = reader.integer_attribute("sweep_points");
   const std::vector<PlanRow> rows = reader.plans();
-  std::uint64_t stage_rows = 0;
-  for (const PlanRow& row : rows) stage_rows += row.stage_count;
-  const std::vector<StageRow> stages = reader.stages(0, stage_rows);
+  const std::vector<StageRow> stages = reader.stages(0, reader.stage_rows());
   part.plans.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PlanRow& row = rows[i];
-    if (row.stage_offset + row.stage_count > stages.size()) {
-      throw std::invalid_argument(path + ": /plans row " + std::to_string(i) + " points past the end of /stages");
+    // Written so that no sum wraps: a damaged offset of 2^64-1 read past the vector (SIGSEGV).
+    if (row.stage_count > stages.size() || row.stage_offset > stages.size() - row.stage_count) {
+      throw std::invalid_argument(path + ": /plans row " + std::to_string(i) + ": stage_offset " +
+                                  std::to_string(row.stage_offset) + " + stage_count " +
+                                  std::to_string(row.stage_count) + " points past the end of /stages (" +
+                                  std::to_string(stages.size()) + " rows)");
     }
     PlanEntry entry{row, {stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset),
                           stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset + row.stage_count)}};
@@ -123,7 +122,7 @@ void write_table(hid_t parent, const char* name, hid_t type, std::uint64_t count
 
 std::string member_name(hid_t group, hsize_t index, const std::string& path) {
   const ssize_t length = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
-  if (length < 0) throw std::runtime_error("HDF5: " + path + ": naming a preset group failed");
+  if (length < 0) throw std::invalid_argument(path + ": a preset group's name cannot be read (the catalog is damaged)");
   std::vector<char> name(static_cast<std::size_t>(length) + 1, '\0');
   H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, name.data(), name.size(), H5P_DEFAULT);
   return std::string(name.data());
@@ -135,16 +134,29 @@ void copy_preset_groups(hid_t out_file, const std::vector<Part>& parts, const ch
   const H5Handle target = h5_group(H5Gcreate2(out_file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                    std::string("creating /") + name);
   for (const Part& part : parts) {
-    const H5Handle file = h5_file(H5Fopen(part.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "reopening " + part.path);
+    // What cannot be read here is the part's damage: a bad input, named.
+    const auto unreadable = [&](const std::string& what) {
+      return std::invalid_argument(part.path + ": " + what + " cannot be read (the catalog is damaged or unreadable)");
+    };
+    const hid_t file_id = H5Fopen(part.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_id < 0) throw unreadable("the file");
+    const H5Handle file(file_id, H5Fclose);
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
-    const H5Handle source = h5_group(H5Gopen2(file, name, H5P_DEFAULT), part.path + ": opening /" + name);
+    const hid_t source_id = H5Gopen2(file, name, H5P_DEFAULT);
+    if (source_id < 0) throw unreadable(std::string("/") + name);
+    const H5Handle source(source_id, H5Gclose);
     H5G_info_t info{};
-    h5_check(H5Gget_info(source, &info), part.path + ": listing /" + name);
+    if (H5Gget_info(source, &info) < 0) throw unreadable(std::string("the list of /") + name);
     for (hsize_t i = 0; i < info.nlinks; ++i) {
       const std::string member = member_name(source, i, part.path);
       if (H5Lexists(target, member.c_str(), H5P_DEFAULT) > 0) continue;
-      h5_check(H5Ocopy(source, member.c_str(), target, member.c_str(), H5P_DEFAULT, H5P_DEFAULT),
-               "copying /" + std::string(name) + "/" + member + " from " + part.path);
+      if (H5Ocopy(source, member.c_str(), target, member.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0) {
+        // Without a system reason (a full disk, EIO) it is the part that cannot be read.
+        const std::string what = std::string("/").append(name).append("/").append(member);
+        const std::string reason = h5_system_reason();
+        if (reason.empty()) throw std::invalid_argument(part.path + ": " + what + " cannot be read: the file is damaged");
+        throw std::runtime_error("HDF5: copying " + what + " from " + part.path + " failed: " + reason);
+      }
     }
   }
 }

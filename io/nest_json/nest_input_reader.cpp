@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "io/nest_json/json_fields.hpp"
 #include "io/nest_json/nest_json.hpp"
@@ -96,6 +97,7 @@ NestGraph build_graph(const FieldReader& reader, int tp, std::vector<NestLayer> 
     std::uint64_t bytes;
   };
   std::vector<RawEdge> raw;
+  std::map<std::pair<std::size_t, std::size_t>, std::size_t> edge_index;  // (source, dest) -> its first edge
   for (std::size_t index = 0; index < list.size(); ++index) {
     const auto& edge = list[index];
     const std::string edge_path = at(path, index);
@@ -110,6 +112,11 @@ NestGraph build_graph(const FieldReader& reader, int tp, std::vector<NestLayer> 
     const std::size_t source = endpoint("sourceId");
     const std::size_t dest = endpoint("destId");
     if (source == dest) reader.fail(edge_path, "an edge from a node to itself");
+    // A repeated edge would count its bytes twice (5,000 copies changed the MCMC baseline to null).
+    if (const auto [first, inserted] = edge_index.emplace(std::pair{source, dest}, index); !inserted) {
+      reader.fail(edge_path, "duplicate edge " + std::to_string(layers[source].id) + " -> " +
+                                 std::to_string(layers[dest].id) + " (also " + at(path, first->second) + ")");
+    }
     const std::uint64_t bytes =
         byte_count(reader, reader.member(edge, edge_path, "communicationCost"), join(edge_path, "communicationCost"));
     raw.push_back(RawEdge{source, dest, bytes});

@@ -57,6 +57,7 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
     if (!root) return;
     io::JobSpec job = request.job_path.empty() ? io::parse_job(kDefaultJobToml, "<embedded default job>")
                                                : io::load_job_file(request.job_path);
+    check_job_fits_launch(request, job, size_of(comm));
     bundle = load_bundle(job, request.slice_index, request.slice_count);
     check_preset_names(bundle);
     work.emplace(build_work(bundle));

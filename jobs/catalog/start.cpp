@@ -2,13 +2,18 @@
 
 #include <unistd.h>
 
+#include <boost/serialization/utility.hpp>
+
 #include <filesystem>
 #include <stdexcept>
 
 #include "comm/plan/seeded_hash.hpp"
+#include "io/archive/archive.hpp"
+#include "io/archive/job_serialization.hpp"
 #include "io/catalog/catalog_rows.hpp"
 #include "io/catalog/checkpoint_file.hpp"
 #include "io/host/files.hpp"
+#include "solver/search/cost_model_version.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -51,11 +56,27 @@ void check_preset_names(const JobBundle& bundle) {
   for (const auto& [key, cluster] : bundle.clusters) check(cluster.name);
 }
 
+void check_job_fits_launch(const CatalogRequest& request, const io::JobSpec& job, int ranks) {
+  const int servers = job.validate.virtual_servers;
+  if (request.validate && job.validate.enabled && servers > ranks) {
+    throw std::invalid_argument(job.source + ": validate.virtual_servers: " + std::to_string(servers) +
+                                " virtual servers need at least as many ranks; this launch has " +
+                                std::to_string(ranks));
+  }
+}
+
+// Everything a row's price depends on: the job text (sweep, search limits,
+// framework), the slice, every model, GPU and cluster preset as loaded (all
+// their fields, so an edited preset file is a different job) and the cost
+// model's version.
 std::uint64_t job_fingerprint_of(const JobBundle& bundle) {
   return comm::Fnv1a64()
       .add_bytes(bundle.job.text)
       .add_word(static_cast<std::uint64_t>(bundle.slice_index))
       .add_word(static_cast<std::uint64_t>(bundle.slice_count))
+      .add_bytes(io::to_archive(bundle.models))
+      .add_bytes(io::to_archive(bundle.clusters))
+      .add_word(search::kCostModelVersion)
       .value();
 }
 

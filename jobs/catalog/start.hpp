@@ -30,7 +30,12 @@ inline std::string checkpoint_path(const std::string& out) { return out + ".chec
 // Throws when a preset's name does not fit the catalog's fixed-length name field.
 void check_preset_names(const JobBundle& bundle);
 
-// What /checkpoint remembers of the job: FNV-1a of its text, then of the slice index and count.
+// Throws when the job cannot run on `ranks` ranks, before any work (the
+// validation's virtual servers need one rank each; found only after the sweep before).
+void check_job_fits_launch(const CatalogRequest& request, const io::JobSpec& job, int ranks);
+
+// What the checkpoint remembers of the job: FNV-1a of its text, the slice
+// index and count, every preset it loads and the cost model's version.
 std::uint64_t job_fingerprint_of(const JobBundle& bundle);
 
 Start decide_start(const CatalogRequest& request, const JobBundle& bundle, const WorkLayout& layout);

@@ -13,6 +13,7 @@ BaselineResult manual_baseline(const SolveProblem& problem) {
   const ModelSpec& model = problem.model;
   const int node = problem.cluster.levels.empty() ? 1 : std::max(problem.cluster.levels[0].group_size, 1);
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  const int seq = problem.seq_len > 0 ? problem.seq_len : model.seq_len;
   int tp = 1;
   for (int t = 1; t <= std::min(node, problem.gpus); ++t) {
     if (model.heads % t == 0 && kv_heads % t == 0 && problem.gpus % t == 0 && node % t == 0) tp = t;
@@ -27,7 +28,8 @@ BaselineResult manual_baseline(const SolveProblem& problem) {
       instance.tp = tp;
       instance.pp = pp;
       instance.dp = dp;
-      instance.sp = tp > 1 ? 1 : 0;
+      // Megatron-LM's sequence parallelism splits the sequence over tp: only where tp divides it.
+      instance.sp = tp > 1 && seq % tp == 0 ? 1 : 0;
       instance.micro_batch = 1;
       instance.zero_stage = dp > 1 ? 1 : 0;
       Execution execution = execution_skeleton(problem, instance);

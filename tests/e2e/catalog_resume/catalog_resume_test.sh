@@ -2,7 +2,7 @@
 # Kill and resume: a 4-rank catalog job killed mid-sweep (SIGKILL of one rank,
 # then SIGTERM of the launcher) and re-run with the same command finishes from
 # its checkpoint (OUT.checkpoint): it reports the items it did not redo, and the catalog equals
-# an uninterrupted run's. A job file changed in between is refused.
+# an uninterrupted run's. A job file or a preset changed in between is refused.
 source "$(dirname "$0")/../catalog_lib.sh"
 fresh_dir
 write_small_job job.toml
@@ -61,6 +61,16 @@ for how in rank term; do
     expect_one_line_error 2 "$how.h5.checkpoint: belongs to a different job" \
       "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$how.h5" --no-progress
     cp original.toml job.toml
+    # A preset edited in between (the GPU's peak, the cluster's NVLink rate) is a different job too:
+    # resuming would mix rows priced with the old and the new preset.
+    presets="$NESTFAST_SOURCE_DIR/jobs/presets"
+    mkdir -p edited-gpu/gpus edited-cluster/clusters
+    sed 's/^peak_tflops_bf16 = .*/peak_tflops_bf16 = 900/' "$presets/gpus/h100-sxm.toml" > edited-gpu/gpus/h100-sxm.toml
+    sed '0,/^bandwidth_GBps = 450/s//bandwidth_GBps = 400/' "$presets/clusters/h100-superpod.toml" > edited-cluster/clusters/h100-superpod.toml
+    for edited in edited-gpu edited-cluster; do
+      expect_one_line_error 2 "$how.h5.checkpoint: belongs to a different job" \
+        env NESTFAST_PRESETS="$PWD/$edited" "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$how.h5" --no-progress
+    done
   fi
   timeout 240 "$MPIEXEC" -n 4 "$NESTFAST" catalog job.toml --out "$how.h5" > resumed.txt 2> resumed.err \
     || { cat resumed.err >&2; fail "the resumed run failed ($how)"; }

@@ -56,6 +56,18 @@ expect_one_line_error 2 "\-\-out differs across ranks" \
 timeout 60 "$MPIEXEC" -n 1 "$NESTFAST" "${bench[@]}" --sizes 1K : -n 1 "$NESTFAST" "${bench[@]}" --sizes 1K --seed 1 \
   > agreed.txt 2>&1 || { cat agreed.txt >&2; fail "an option given as its default was refused"; }
 
+# Checks that ran only after the sweep now run before any work.
+cp job.toml servers.toml
+printf '\n[validate]\nenabled = true\nvirtual_servers = 3\n' >> servers.toml
+expect_one_line_error 2 "servers.toml: validate.virtual_servers: 3 virtual servers need at least as many ranks; this launch has 2" \
+  "$MPIEXEC" -n 2 "$NESTFAST" run servers.toml --out servers.h5 --no-progress
+[ ! -e servers.h5.checkpoint ] || fail "the sweep started before the job was checked"
+# seq_len = 1: the manual baseline turned sequence parallelism on where tp does not divide
+# the sequence, and one rank died mid-sweep with '--sp: ...'.
+sed 's/^gpus = \[8, 16, 32\]/gpus = [8]\nseq_len = [1]/' job.toml > short.toml
+timeout 120 "$MPIEXEC" -n 2 "$NESTFAST" catalog short.toml --out short.h5 --no-progress > short.out 2> short.err ||
+  { cat short.err >&2; fail "a job with seq_len = 1 failed"; }
+
 # Inputs that are not regular files would block forever (FIFO) or never end (/dev/zero).
 mkfifo fifo
 expect_one_line_error 2 "fifo: the JSON file is a FIFO" "$NESTFAST" nest-compat fifo

@@ -98,6 +98,20 @@ TEST_F(MalformedNestInput, CyclesAndDanglingEdgesAreRejected) {
   EXPECT_NE(dangling.find("destId"), std::string::npos) << dangling;
 }
 
+// 5,000 copies of one edge were accepted and turned the MCMC baseline into null (issue 19).
+TEST_F(MalformedNestInput, DuplicateEdgesAndIdsAreRejected) {
+  const std::string edge = error_of_edit("duplicate_edge", [](nlohmann::json& json) {
+    auto& edges = json["edges"]["1"];
+    for (int copy = 0; copy < 5000; ++copy) edges.push_back(edges[0]);
+  });
+  EXPECT_NE(edge.find("edges.1["), std::string::npos) << edge;
+  EXPECT_NE(edge.find("duplicate edge"), std::string::npos) << edge;
+  const std::string id = error_of_edit("duplicate_id", [](nlohmann::json& json) {
+    json["nodes"]["1"][1]["id"] = json["nodes"]["1"][0]["id"];
+  });
+  EXPECT_NE(id.find("duplicate node id"), std::string::npos) << id;
+}
+
 TEST_F(MalformedNestInput, DevicesPerLevelMustMultiplyToMaxDevices) {
   const std::string message = error_of_edit("devices", [](nlohmann::json& json) { json["devices_per_level"][2] = 4; });
   EXPECT_NE(message.find("devices_per_level"), std::string::npos) << message;

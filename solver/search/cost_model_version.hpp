@@ -1,0 +1,13 @@
+#pragma once
+// The version of the cost model that prices a plan (compute, memory,
+// communication, overlap, schedules and their constants). Bump it in every
+// change that prices some plan differently: a catalog's checkpoint records
+// it (jobs/catalog/start.cpp), so a job resumed across the change is refused
+// instead of mixing rows priced by two models.
+#include <cstdint>
+
+namespace nestfast::search {
+
+inline constexpr std::uint64_t kCostModelVersion = 1;
+
+}  // namespace nestfast::search

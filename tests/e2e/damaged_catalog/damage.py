@@ -1,0 +1,46 @@
+"""Damages a copy of a catalog the way a disk, a transfer or an editor does (h5py).
+
+damage.py IN OUT offset-past-stages   /plans row 0's stage_offset = 2^64-1
+damage.py IN OUT huge-plans           /plans resized to 2^34 rows (never written)
+damage.py IN OUT flip-plans           one byte of /plans' first stored chunk flipped
+damage.py IN OUT flip SEED            one byte anywhere in the file flipped (position from SEED)
+"""
+import random
+import shutil
+import sys
+
+import h5py
+
+source, target, how = sys.argv[1:4]
+shutil.copyfile(source, target)
+if how == "offset-past-stages":
+    with h5py.File(target, "r+") as f:
+        row = f["plans"][0]
+        row["stage_offset"] = 2**64 - 1
+        f["plans"][0] = row
+elif how == "huge-plans":
+    # The table written again with 2^34 rows of which only the first are stored
+    # (chunks allocated late; resizing the original would allocate them all).
+    with h5py.File(target, "r+") as f:
+        rows = f["plans"][...]
+        del f["plans"]
+        table = f.create_dataset("plans", shape=(2**34,), maxshape=(None,), chunks=(12,), dtype=rows.dtype)
+        table[: len(rows)] = rows
+elif how == "flip-plans":
+    with h5py.File(target, "r") as f:
+        chunk = f["plans"].id.get_chunk_info(0)
+        offset = chunk.byte_offset + chunk.size // 2
+    with open(target, "r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)[0]
+        f.seek(offset)
+        f.write(bytes([byte ^ 0x5A]))
+elif how == "flip":
+    data = bytearray(open(target, "rb").read())
+    rng = random.Random(int(sys.argv[4]))
+    position = rng.randrange(len(data))
+    data[position] ^= 1 << rng.randrange(8)
+    open(target, "wb").write(data)
+    print(position)
+else:
+    sys.exit("damage.py: unknown damage " + how)
