@@ -77,7 +77,9 @@ CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   if (!catalog) {
     throw std::invalid_argument(path + ": not a nestfast catalog (no format=\"nestfast-catalog\" attribute)");
   }
-  const std::int64_t schema = has_attribute(file_, "schema_version") ? read_i64_attribute(file_, "schema_version") : 0;
+  const std::int64_t schema = read_input(path_, [&] {
+    return io::has_attribute(file_, "schema_version") ? read_i64_attribute(file_, "schema_version") : std::int64_t{0};
+  });
   if (schema != kCatalogSchemaVersion) {
     throw std::invalid_argument(path + ": catalog schema version " + std::to_string(schema) + ", this nestfast reads " +
                                 std::to_string(kCatalogSchemaVersion) +
@@ -158,7 +160,12 @@ ModelSpec CatalogReader::model(const std::string& name) const {
 }
 
 std::uint64_t CatalogReader::gpu_hbm_bytes(const std::string& cluster) const {
-  return u64_attribute_of("clusters/" + preset_link_name(cluster), "gpu_hbm_bytes");
+  // Every catalog stores it for each cluster of a plan: missing means damaged
+  // (a flipped byte in the group's name printed the plan without its HBM, exit 0).
+  const std::string path = "clusters/" + preset_link_name(cluster);
+  const std::uint64_t bytes = u64_attribute_of(path, "gpu_hbm_bytes");
+  if (bytes == 0) throw std::invalid_argument(path_ + ": no /" + path + " gpu_hbm_bytes for a stored plan's cluster");
+  return bytes;
 }
 
 std::vector<PlanRow> CatalogReader::plans() const {

@@ -24,7 +24,7 @@ class CatalogReader {
 
   // The model a stored plan was priced with (/models/NAME, as written by CatalogWriter::write_models).
   ModelSpec model(const std::string& name) const;
-  // A stored cluster's GPU HBM per device in bytes; 0 when the catalog lacks it.
+  // A stored cluster's GPU HBM per device in bytes; throws std::invalid_argument when the catalog lacks it.
   std::uint64_t gpu_hbm_bytes(const std::string& cluster) const;
 
   std::vector<PlanRow> plans() const;
