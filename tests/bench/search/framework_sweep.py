@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The sweep of issue 14 in both search spaces, side by side.
+
+For every model x cluster x GPU count it runs `nestfast solve --json` once
+with --framework megatron-core and once with --framework nest (same point;
+the Megatron-style manual baseline, a plan both spaces contain, is priced
+once under megatron-core) and prints one markdown table: the best plan's iteration
+time in each space, the Megatron-style manual baseline's, and the speed-up
+over it in each space. It also writes every megatron-core line it saw (best
+plan, alternatives, manual baseline) to OUT/megatron-lines.jsonl, one JSON
+object a line, so the lines can be checked by another tool.
+
+usage: framework_sweep.py NESTFAST OUT_DIR [--models a,b] [--clusters a,b] [--gpus 64,256]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+MODELS = ["llama3-70b", "mixtral-8x7b", "gpt3-175b", "llama2-7b", "deepseek-v3"]
+CLUSTERS = ["h100-superpod", "h200-superpod", "mi300x-roce"]
+GPUS = [64, 256, 1024]
+
+
+def solve(nestfast, model, cluster, gpus, framework):
+    gbs = max(gpus, 512)
+    cmd = [nestfast, "solve", "--model", model, "--cluster", cluster, "--gpus", str(gpus), "--gbs", str(gbs),
+           "--framework", framework, "--top-k", "5", "--threads", "1", "--json"]
+    if framework == "nest":
+        cmd.append("--no-baselines")  # the manual baseline is the same plan in both spaces: priced once
+    run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    if not run.stdout.strip():
+        sys.exit(f"{' '.join(cmd)}: no output ({run.stderr.strip()})")
+    return " ".join(cmd), json.loads(run.stdout)
+
+
+def manual(result):
+    for baseline in result.get("baselines", []):
+        if baseline["name"] == "manual" and baseline["feasible"]:
+            return baseline
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("nestfast")
+    parser.add_argument("out")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--clusters", default=",".join(CLUSTERS))
+    parser.add_argument("--gpus", default=",".join(map(str, GPUS)))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    with open(os.path.join(args.out, "megatron-lines.jsonl"), "w") as lines:
+        for model in args.models.split(","):
+            for cluster in args.clusters.split(","):
+                for gpus in map(int, args.gpus.split(",")):
+                    row = {"model": model, "cluster": cluster, "gpus": gpus}
+                    for framework in ("megatron-core", "nest"):
+                        command, result = solve(args.nestfast, model, cluster, gpus, framework)
+                        if not result.get("feasible"):
+                            row[framework] = None
+                            continue
+                        base = manual(result)
+                        row[framework] = {"best": result["best"]["iteration_time_s"],
+                                          "manual": base["iteration_time_s"] if base else None}
+                        if framework != "megatron-core":
+                            continue
+                        plans = [("best", result["best"])] + [(f"alternative {k + 1}", p)
+                                                             for k, p in enumerate(result["alternatives"])]
+                        if base:
+                            plans.append(("manual", base["plan"]))
+                        for what, plan in plans:
+                            lines.write(json.dumps({"model": model, "cluster": cluster, "gpus": gpus, "what": what,
+                                                    "command": command, "args": plan["megatron_args"],
+                                                    "environment": plan["megatron_environment"],
+                                                    "notes": plan["megatron_notes"]}) + "\n")
+                    rows.append(row)
+                    print(f"{model} {cluster} {gpus}: done", file=sys.stderr, flush=True)
+
+    def cell(value, fmt="{:.3f}"):
+        return "-" if value is None else fmt.format(value)
+
+    print("| model | cluster | GPUs | manual (s) | megatron-core best (s) | speed-up | nest best (s) | speed-up |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    ups = {"megatron-core": [], "nest": []}
+    for row in rows:
+        cells = []
+        base = None
+        for framework in ("megatron-core", "nest"):
+            entry = row[framework]
+            best = entry["best"] if entry else None
+            if framework == "megatron-core":
+                base = entry["manual"] if entry else None
+            up = base / best if (base is not None and best) else None
+            if up is not None:
+                ups[framework].append(up)
+            cells += [cell(best), cell(up, "{:.2f}x")]
+        print(f"| {row['model']} | {row['cluster']} | {row['gpus']} | {cell(base)} | " + " | ".join(cells) + " |")
+    for framework, values in ups.items():
+        if values:
+            print(f"\n{framework}: {len(values)} points with a manual baseline, speed-up median "
+                  f"{statistics.median(values):.2f}x, geometric mean {statistics.geometric_mean(values):.2f}x, "
+                  f"range {min(values):.2f}-{max(values):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
