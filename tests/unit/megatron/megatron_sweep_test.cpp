@@ -69,7 +69,7 @@ void check_plan(const search::SolveProblem& problem, const Execution& plan, cons
 
 TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
   const std::vector<std::string> models = {"llama3-70b", "mixtral-8x7b", "gpt3-175b", "llama2-7b", "deepseek-v3"};
-  const std::vector<std::string> clusters = {"h200-superpod", "mi300x-roce"};
+  const std::vector<std::string> clusters = {"h100-superpod", "h200-superpod", "mi300x-roce"};
   const std::vector<int> gpu_counts = {64, 512, 4096};
   Counts counts;
   int points = 0;
