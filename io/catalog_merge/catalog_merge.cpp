@@ -132,8 +132,7 @@ std::string member_name(hid_t group, hsize_t index, const std::string& path) {
 // as the file holds them (presets are written with fixed-size types only).
 // HDF5 checksums neither attributes nor small datasets, so a flipped byte in a
 // preset is found only by comparing the parts (which hold the same presets).
-std::string preset_bytes(hid_t parent, const std::string& where, const std::string& path) {
-  const std::string member = where.substr(where.find('/') + 1);
+std::string preset_bytes(hid_t parent, const std::string& member, const std::string& where, const std::string& path) {
   const auto damaged = [&] {
     return std::invalid_argument(path + ": /" + where + " cannot be read: the file is damaged");
   };
@@ -143,6 +142,7 @@ std::string preset_bytes(hid_t parent, const std::string& where, const std::stri
   std::string bytes;
   const auto append = [&](const std::string& name, hid_t type, hsize_t elements, auto&& read) {
     const std::size_t size = H5Tget_size(type) * elements;
+    // A preset member is a few levels or one scalar; a huge dataspace is damage, not a preset to allocate for.
     if (size == 0 || size > (std::size_t{1} << 20)) throw damaged();
     std::string data(size, '\0');
     if (read(data.data()) < 0) throw damaged();
@@ -204,7 +204,7 @@ void copy_preset_groups(hid_t out_file, const std::vector<Part>& parts, const ch
     for (hsize_t i = 0; i < info.nlinks; ++i) {
       const std::string member = member_name(source, i, part.path);
       const std::string where = std::string(name).append("/").append(member);
-      std::string bytes = preset_bytes(source, where, part.path);
+      std::string bytes = preset_bytes(source, member, where, part.path);
       if (const auto seen = stored.find(member); seen != stored.end()) {
         if (seen->second.first != bytes) {
           throw std::invalid_argument(part.path + ": /" + where + " differs from " + seen->second.second +
@@ -215,10 +215,9 @@ void copy_preset_groups(hid_t out_file, const std::vector<Part>& parts, const ch
       stored.emplace(member, std::make_pair(std::move(bytes), part.path));
       if (H5Ocopy(source, member.c_str(), target, member.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0) {
         // Without a system reason (a full disk, EIO) it is the part that cannot be read.
-        const std::string what = std::string("/").append(name).append("/").append(member);
         const std::string reason = h5_system_reason();
-        if (reason.empty()) throw std::invalid_argument(part.path + ": " + what + " cannot be read: the file is damaged");
-        throw std::runtime_error("HDF5: copying " + what + " from " + part.path + " failed: " + reason);
+        if (reason.empty()) throw std::invalid_argument(part.path + ": /" + where + " cannot be read: the file is damaged");
+        throw std::runtime_error("HDF5: copying /" + where + " from " + part.path + " failed: " + reason);
       }
     }
   }
