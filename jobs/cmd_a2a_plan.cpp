@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/exec/size_range.hpp"
@@ -163,7 +164,7 @@ int run_plan(const PlanOptions& options) {
   }
   const comm::TwoTierModel model = make_model(options);
   const std::uint64_t bytes_per_rank = comm::parse_size(options.bytes_per_rank, "--bytes-per-rank");
-  const comm::TrafficMatrix demand = comm::make_workload(load_workload(options.workload, map.ranks()), map.ranks(), bytes_per_rank, options.seed);
+  comm::TrafficMatrix workload = comm::make_workload(load_workload(options.workload, map.ranks()), map.ranks(), bytes_per_rank, options.seed);
   comm::FastPlanOptions plan_options;
   plan_options.quantum = comm::parse_size(options.quantum, "--quantum", true);
   plan_options.method = options.method == "birkhoff" ? comm::StageMethod::birkhoff
@@ -172,7 +173,8 @@ int run_plan(const PlanOptions& options) {
   // alpha of sum(w) + K alpha: what a stage costs, in bytes of NIC time.
   const double stage_cost_s = (options.stage_cost_us >= 0 ? options.stage_cost_us : options.nic_latency_us) * 1e-6;
   plan_options.stage_cost_bytes = static_cast<std::uint64_t>(std::llround(stage_cost_s * model.nic_bandwidth_Bps));
-  const comm::FastPlan plan = comm::build_fast_plan(demand, map, plan_options);
+  const comm::FastPlan plan = comm::build_fast_plan(std::move(workload), map, plan_options);
+  const comm::TrafficMatrix& demand = plan.demand;
   const double bound_bytes = comm::server_bound_bytes(demand, map);
   const double loss = bound_bytes > 0 ? static_cast<double>(plan.padded_line_sum) / bound_bytes - 1 : 0;
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "comm/plan/birkhoff.hpp"
 #include "comm/plan/intra_server_balance.hpp"
@@ -150,7 +151,7 @@ Decomposition decompose(const std::vector<std::uint64_t>& server_matrix, int S, 
 
 }  // namespace
 
-FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, const FastPlanOptions& options) {
+FastPlan build_fast_plan(TrafficMatrix demand, const ServerMap& map, const FastPlanOptions& options) {
   if (demand.ranks() != map.ranks()) {
     throw std::invalid_argument("fast plan: the demand has " + std::to_string(demand.ranks()) +
                                 " ranks but the server map has " + std::to_string(map.ranks()));
@@ -163,10 +164,10 @@ FastPlan build_fast_plan(const TrafficMatrix& demand, const ServerMap& map, cons
   const auto started = std::chrono::steady_clock::now();
   FastPlan plan;
   plan.map = map;
-  plan.demand = demand;
   plan.options = options;
 
   BalancedStreams balanced = balance_servers(demand, map);
+  plan.demand = std::move(demand);
   plan.server_matrix = std::move(balanced.server_matrix);
   plan.balance = std::move(balanced.moves);
   plan.rail_begin = std::move(balanced.rail_begin);

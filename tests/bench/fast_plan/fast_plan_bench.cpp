@@ -10,6 +10,9 @@
 //                    counters: stages, loss (padded line sum / bound - 1), cover (1 if chosen)
 //   birkhoff:        the decomposition of the padded server matrix alone
 //   rank_schedule:   one rank's explicit piece lists (what an executor expands)
+//   demand_pass:     the baseline: one read of the demand (its server bound), the
+//                    least any plan does; quote plan times as ratios to it, since
+//                    both read the same N x N matrix on the same shared machine
 #include <benchmark/benchmark.h>
 
 #include "comm/plan/birkhoff.hpp"
@@ -84,6 +87,14 @@ void BM_RankSchedule(benchmark::State& state) {
   state.SetLabel(workload_of(static_cast<int>(state.range(1))));
 }
 
+void BM_DemandPass(benchmark::State& state) {
+  const auto servers = static_cast<int>(state.range(0));
+  const ServerMap map = ServerMap::uniform(servers, kGpusPerServer);
+  const TrafficMatrix demand = make_workload(workload_of(static_cast<int>(state.range(1))), map.ranks(), kBytesPerRank, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(server_bound_bytes(demand, map));
+  state.SetLabel(workload_of(static_cast<int>(state.range(1))));
+}
+
 void server_counts(benchmark::internal::Benchmark* bench) {
   for (int workload : {0, 1}) {
     for (int servers : {8, 16, 32, 40, 64, 128, 256}) bench->Args({servers, workload});
@@ -94,6 +105,7 @@ BENCHMARK(BM_BuildFastPlan)->Apply(server_counts)->Unit(benchmark::kMicrosecond)
 BENCHMARK(BM_LatencyAwarePlan)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Birkhoff)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RankSchedule)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DemandPass)->Apply(server_counts)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
