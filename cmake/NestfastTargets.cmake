@@ -17,6 +17,13 @@ if(NESTFAST_SANITIZE)
     $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>)
   target_link_options(nestfast_warnings INTERFACE -fsanitize=address,undefined)
 endif()
+if(NESTFAST_FUZZ)
+  # libFuzzer's coverage in every library; the fuzz targets add the driver.
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "NESTFAST_FUZZ needs clang (libFuzzer): configure with the debug preset")
+  endif()
+  target_compile_options(nestfast_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+endif()
 
 function(nestfast_library target)
   cmake_parse_arguments(ARG "" "UMBRELLA" "DEPS" ${ARGN})

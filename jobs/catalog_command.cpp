@@ -11,6 +11,7 @@
 #include "jobs/catalog/agreement.hpp"
 #include "jobs/catalog_plan_text.hpp"
 #include "jobs/dp_device.hpp"
+#include "jobs/error_line.hpp"
 
 namespace nestfast::jobs {
 
@@ -81,10 +82,7 @@ int run_catalog_command(CatalogRequest request, const std::string& slice, const 
     }
     return 0;
   } catch (const JobError& error) {
-    if (rank == 0) {
-      std::fprintf(stderr, "nestfast: error: %s\n", error.what());
-      std::fflush(stderr);
-    }
+    if (rank == 0) print_error_line(error.what());
     return error.exit_code();
   }
 }

@@ -5,6 +5,7 @@
 #   jobs/install-deps.sh         # what the build needs
 #   jobs/install-deps.sh --hip   # also Debian's HIP compiler (compiles gpu/ for AMD gfx90a)
 #   jobs/install-deps.sh --slurm # also Slurm and munge (the local one-node Slurm of the tests)
+#   jobs/install-deps.sh --debug # also clang, its sanitizer and libFuzzer runtimes and LLVM's OpenMP (the debug preset)
 set -euo pipefail
 
 packages=(
@@ -19,7 +20,8 @@ for option in "$@"; do
   case "$option" in
     --hip) packages+=(hipcc libamdhip64-dev) ;;
     --slurm) packages+=(slurm-wlm munge) ;;
-    *) echo "install-deps.sh: unknown option '$option' (known: --hip, --slurm)" >&2; exit 2 ;;
+    --debug) packages+=(clang libclang-rt-14-dev libomp-dev) ;;
+    *) echo "install-deps.sh: unknown option '$option' (known: --hip, --slurm, --debug)" >&2; exit 2 ;;
   esac
 done
 

@@ -14,6 +14,7 @@
 #include "io/catalog/catalog_writer.hpp"
 #include "jobs/cli_checks.hpp"
 #include "jobs/cli_context.hpp"
+#include "jobs/error_line.hpp"
 #include "nestfast_version.hpp"
 
 namespace {
@@ -39,13 +40,12 @@ int leave(int code) {
 
 // An error that escaped a subcommand: one line, naming the rank when there
 // are several; a multi-rank job is aborted so no rank hangs in a collective.
-int report_and_exit(const char* kind, const char* message, int code) {
+int report_and_exit(const char* message, int code) {
   if (world_size() > 1) {
-    std::fprintf(stderr, "nestfast: rank %d: %s: %s\n", world_rank(), kind, message);
-    std::fflush(stderr);
+    nestfast::jobs::print_error_line(message, world_rank());
     MPI_Abort(MPI_COMM_WORLD, code);
   } else {
-    std::fprintf(stderr, "nestfast: %s: %s\n", kind, message);
+    nestfast::jobs::print_error_line(message);
   }
   return leave(code);
 }
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     const bool usage_error = error.get_exit_code() != 0;
     if (world_rank() == 0) {
       if (usage_error) {
-        std::fprintf(stderr, "nestfast: error: %s\n", error.what());
+        nestfast::jobs::print_error_line(error.what());
       } else {
         app.exit(error);
       }
@@ -91,15 +91,12 @@ int main(int argc, char** argv) {
     return leave(usage_error ? kExitBadInput : 0);
   } catch (const nestfast::comm::AgreedError& error) {
     // Every rank throws it alike: one line from rank 0, and all leave together.
-    if (world_rank() == 0) {
-      std::fprintf(stderr, "nestfast: error: %s\n", error.what());
-      std::fflush(stderr);
-    }
+    if (world_rank() == 0) nestfast::jobs::print_error_line(error.what());
     return leave(error.exit_code());
   } catch (const std::invalid_argument& error) {
-    return report_and_exit("error", error.what(), kExitBadInput);
+    return report_and_exit(error.what(), kExitBadInput);
   } catch (const std::exception& error) {
-    return report_and_exit("error", error.what(), kExitRuntimeError);
+    return report_and_exit(error.what(), kExitRuntimeError);
   }
   // Every rank gets here together (a failing rank aborts the job above).
   nestfast::comm::finalize_handshake(MPI_COMM_WORLD);

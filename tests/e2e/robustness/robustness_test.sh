@@ -56,6 +56,15 @@ expect_one_line_error 2 "\-\-out differs across ranks" \
 timeout 60 "$MPIEXEC" -n 1 "$NESTFAST" "${bench[@]}" --sizes 1K : -n 1 "$NESTFAST" "${bench[@]}" --sizes 1K --seed 1 \
   > agreed.txt 2>&1 || { cat agreed.txt >&2; fail "an option given as its default was refused"; }
 
+# Ranks whose counts disagree (an MPMD launch where each half reads its own matrix under the
+# same name, so the options agree): one line naming the first mismatched pair, exit 2, no hang.
+mkdir -p left right
+printf '0 1 2 3\n4 0 5 6\n7 8 0 9\n1 2 3 0\n' > left/m.txt
+printf '0 1 2 3\n4 0 5 6\n7 8 0 9\n2 2 3 0\n' > right/m.txt  # rank 3 sends rank 0 two bytes, not one
+counts=(a2a bench --workload file:m.txt --iters 1 --warmup 0)
+expect_one_line_error 2 "alltoallv counts disagree: rank 0 expects 1 bytes from rank 3, which sends 2 (1 mismatched pairs in all)" \
+  "$MPIEXEC" -n 2 -wdir left "$NESTFAST" "${counts[@]}" : -n 2 -wdir right "$NESTFAST" "${counts[@]}"
+
 # Checks that ran only after the sweep now run before any work.
 cp job.toml servers.toml
 printf '\n[validate]\nenabled = true\nvirtual_servers = 3\n' >> servers.toml
@@ -93,4 +102,12 @@ cmp -s job.toml job-copy.toml || fail "catalog --out JOB changed the job file"
 cp "$nest_input" input.json
 expect_one_line_error 2 "input.json: --out is also an input" "$NESTFAST" nest-compat input.json --out input.json
 cmp -s input.json "$nest_input" || fail "nest-compat --out IN changed its input"
+
+# Errors that quote the input's own bytes (fuzz_job_toml, fuzz_nest_json): a newline or a
+# terminal escape in the file is printed escaped, so the error stays one line.
+printf '[job]\nname = "x"\n[search]\nzero = tru\n' > syntax.toml
+expect_one_line_error 2 "syntax.toml:4: TOML syntax: .*saw 'tru\\\\n'" "$NESTFAST" catalog syntax.toml
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["a\nb\x1b[31m"] = 1; json.dump(d, open("key.json", "w"))' \
+  "$nest_input"
+expect_one_line_error 2 'key.json: a\\nb\\x1b\[31m: unknown key' "$NESTFAST" nest-compat key.json
 echo "robustness e2e: ok"
