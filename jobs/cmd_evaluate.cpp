@@ -18,6 +18,7 @@
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/megatron_text.hpp"
+#include "jobs/pricing_options.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -49,9 +50,9 @@ struct EvaluateOptions {
   std::string optimizer = "adam";
   std::string a2a = "fast";
   double moe_imbalance = 1.0;
-  bool flash_attention = false;
   std::string framework = "megatron-core";
   int recompute_layers = 0;
+  PricingFlags pricing;
   bool json = false;
 };
 
@@ -110,9 +111,8 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.a2a = parse_all_to_all(options.a2a, "--a2a");
   execution.expert_imbalance = options.moe_imbalance;
   execution.framework = parse_framework(options.framework, "--framework");
-  // Megatron-Core runs context parallelism only in fused attention (search::uses_flash_attention).
-  execution.flash_attention =
-      options.flash_attention || (execution.framework == Framework::MegatronCore && execution.cp > 1);
+  execution.attention = search::plan_attention(execution.framework, attention_of(options.pricing), execution.cp);
+  execution.overlap = overlap_of(options.pricing);
   execution.placement = search::parse_placement(options.placement, "--placement");
   if (options.recompute_layers < 0)
     throw std::invalid_argument("--recompute-layers: " + std::to_string(options.recompute_layers) + " must be >= 0");
@@ -215,9 +215,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
             {"recompute", recompute_text(execution)}, {"placement", search::placement_to_string(execution.placement)}, {"a2a", to_string(execution.a2a)},
-            {"moe_imbalance", execution.expert_imbalance}, {"flash_attention", execution.flash_attention},
-            {"framework", to_string(execution.framework)},
-            {"attention", execution.flash_attention ? "flash" : "unfused"}}},
+            {"moe_imbalance", execution.expert_imbalance}, {"framework", to_string(execution.framework)},
+            {"attention", to_string(execution.attention)}, {"overlap", to_string(execution.overlap)}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
           {"sequences_per_s", cost.sequences_per_s},
@@ -249,11 +248,11 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
                            total_parameters(model) / 1e9, cluster.name, execution.devices());
   std::cout << fmt::format(
       "# plan: tp={} cp={} ep={} pp={} dp={} sp={} mbs={} gbs={} (m={}) seq={} vpp={} zero={} recompute={} "
-      "placement={} a2a={}{}\n",
+      "placement={} a2a={} attention={} overlap={}\n",
       execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
       execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
       recompute_text(execution), search::placement_to_string(execution.placement), to_string(execution.a2a),
-      execution.flash_attention ? " flash-attention" : "");
+      to_string(execution.attention), to_string(execution.overlap));
   const double total = cost.iteration_time_s;
   const TimeBreakdown& b = cost.breakdown;
   std::cout << fmt::format("iteration time   {:12.4f} s\n", total);
@@ -325,12 +324,11 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--optimizer", options->optimizer, "adam|sgd");
   command->add_option("--a2a", options->a2a, "how MoE all-to-alls are priced: fast|fanout");
   command->add_option("--moe-imbalance", options->moe_imbalance, "hottest expert device's tokens / mean (>= 1)");
-  command->add_flag("--flash-attention", options->flash_attention,
-                   "fused attention (no s^2 activations); default: Megatron's unfused softmax");
   add_framework_option(*command, options->framework);
   command->add_option("--recompute-layers", options->recompute_layers,
                       "full recompute of only the first N blocks of each stage (Megatron's --recompute-method block); "
                       "0 = every block");
+  add_pricing_options(*command, options->pricing);
   command->add_flag("--json", options->json, "print one JSON object");
   command->callback([options, &context] {
     const ModelSpec model = io::load_model(options->model);

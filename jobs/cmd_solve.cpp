@@ -23,6 +23,7 @@
 #include "jobs/dp_device.hpp"
 #include "jobs/launch_file.hpp"
 #include "jobs/megatron_text.hpp"
+#include "jobs/pricing_options.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
 
@@ -53,6 +54,7 @@ struct SolveFlags {
   std::vector<std::string> recompute_layers;
   bool allow_fsdp_pp = false;
   std::string launch;  // directory for launch.sbatch + plan.json
+  PricingFlags pricing;
 };
 
 std::vector<int> parse_switch_list(const std::string& text) {
@@ -74,6 +76,8 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   problem.optimizer = parse_optimizer(flags.optimizer, "--optimizer");
   problem.a2a = parse_all_to_all(flags.a2a, "--a2a");
   problem.framework = parse_framework(flags.framework, "--framework");
+  problem.attention = attention_of(flags.pricing);
+  problem.overlap = overlap_of(flags.pricing);
   return problem;
 }
 
@@ -127,7 +131,7 @@ std::string degrees(const Execution& e) {
   return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} recompute={} attention={} placement={}", e.tp,
                      e.cp, e.ep, e.pp, e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
                      e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"), recompute_summary(e),
-                     e.flash_attention ? "flash" : "unfused", search::placement_to_string(e.placement));
+                     to_string(e.attention), search::placement_to_string(e.placement));
 }
 
 int stage_blocks(const StagePlan& stage, int blocks) {
@@ -160,7 +164,6 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
   for (ParallelDim dim : plan.placement) placement.emplace_back(to_string(dim));
   const TimeBreakdown& b = cost.breakdown;
   nlohmann::json out = {{"framework", to_string(plan.framework)},
-          {"attention", plan.flash_attention ? "flash" : "unfused"},
           {"tp", plan.tp},
           {"cp", plan.cp},
           {"ep", plan.ep},
@@ -171,6 +174,8 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
           {"micro_batches", cost.micro_batches},
           {"zero_stage", plan.zero_stage},
           {"vpp", plan.vpp},
+          {"attention", to_string(plan.attention)},
+          {"overlap", to_string(plan.overlap)},
           {"placement", placement},
           {"feasible", cost.feasible},
           {"iteration_time_s", cost.iteration_time_s},
@@ -214,9 +219,10 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
                 const std::vector<PlanCost>& costs, int threads, const std::string& dp_device) {
   const int seq = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
   const int blocks = problem.model.num_layers;
-  fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n\n",
+  fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n",
              problem.model.name, problem.cluster.name, problem.gpus, problem.cluster.gpu.name,
              static_cast<double>(problem.cluster.gpu.hbm_bytes) / kGiB, problem.global_batch, seq);
+  fmt::print("priced with {} attention, overlap {}\n\n", to_string(problem.attention), to_string(problem.overlap));
   const Execution& best = result.top.front().plan;
   const PlanCost& cost = costs.front();
   fmt::print("Best plan: {}\n", degrees(best));
@@ -397,6 +403,7 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--launch", flags->launch,
                       "write DIR/launch.sbatch (Megatron-LM pretrain_gpt.py under srun) and DIR/plan.json for the best plan");
   add_gpu_option(*command, flags->gpu);
+  add_pricing_options(*command, flags->pricing);
   command->add_flag("--json", flags->json, "print one JSON object");
   command->callback([flags, &context] { run_solve(*flags, context); });
 }

@@ -21,9 +21,14 @@ void serialize(Archive& ar, nestfast::io::SweepSpec& s, unsigned) {
 }
 
 template <class Archive>
+void serialize(Archive& ar, nestfast::Overlap& s, unsigned) {
+  ar& s.grad_reduce& s.param_gather& s.tp_comm& s.p2p& s.moe_a2a;
+}
+
+template <class Archive>
 void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
   ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.framework& s.allow_fsdp_pp&
-      s.top_k& s.baselines;
+      s.attention& s.overlap& s.top_k& s.baselines;
 }
 
 template <class Archive>
@@ -57,7 +62,7 @@ void serialize(Archive& ar, nestfast::MoeSpec& s, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, nestfast::ModelSpec& s, unsigned) {
   ar& s.name& s.source& s.num_layers& s.hidden& s.ffn_hidden& s.heads& s.kv_heads& s.head_dim& s.vocab& s.seq_len& s.mlp&
-      s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.dtype_bytes& s.moe;
+      s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.causal& s.dropout& s.dtype_bytes& s.moe;
 }
 
 template <class Archive>
@@ -68,7 +73,8 @@ void serialize(Archive& ar, nestfast::EfficiencyPoint& s, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, nestfast::GpuSpec& s, unsigned) {
   ar& s.name& s.source& s.hbm_bytes& s.hbm_bandwidth_Bps& s.peak_flops_bf16& s.peak_flops_fp8& s.peak_flops_fp32&
-      s.hbm_efficiency& s.matmul_efficiency;
+      s.hbm_efficiency& s.matmul_efficiency& s.fused_attention_efficiency_forward& s.fused_attention_efficiency_backward&
+      s.kernel_overhead_s& s.overlap_slowdown;
 }
 
 template <class Archive>

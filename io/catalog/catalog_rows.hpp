@@ -59,6 +59,7 @@ struct PlanRow {
   char placement_order[kOrderChars] = {};
   char framework[kShortChars] = {};  // "megatron-core" or "nest"
   char attention[kShortChars] = {};  // "flash" or "unfused"
+  char overlap[kOrderChars] = {};    // the overlaps priced: "all", "none" or "grad,param,tp,p2p,a2a" (some)
   char megatron_args[kArgumentChars] = {};    // exactly what solve/evaluate print for the plan
   char megatron_env[kEnvironmentChars] = {};  // the environment it needs ("" = none)
   double iter_time_s = 0;

@@ -57,6 +57,7 @@ H5Handle plan_row_type() {
   const H5Handle environment = fixed_string_type(kEnvironmentChars);
   NESTFAST_MEMBER(PlanRow, framework, short_text);
   NESTFAST_MEMBER(PlanRow, attention, short_text);
+  NESTFAST_MEMBER(PlanRow, overlap, order);
   NESTFAST_MEMBER(PlanRow, megatron_args, arguments);
   NESTFAST_MEMBER(PlanRow, megatron_env, environment);
   NESTFAST_MEMBER(PlanRow, iter_time_s, H5T_NATIVE_DOUBLE);

@@ -19,7 +19,7 @@
 namespace nestfast::io {
 
 inline constexpr const char* kCatalogFormat = "nestfast-catalog";
-// 2: plans keep framework, attention, the Megatron-LM argument line and its
+// 2: plans keep framework, attention, overlap, the Megatron-LM argument line and its
 // environment; stages keep their recompute mode, block-recompute layers and
 // pipeline rank.
 inline constexpr int kCatalogSchemaVersion = 2;

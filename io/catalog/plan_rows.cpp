@@ -29,7 +29,8 @@ void set_plan_degrees(PlanRow& row, const Execution& plan) {
   set_fixed(row.recompute, recompute_summary(plan));
   set_fixed(row.placement_order, search::placement_to_string(plan.placement));
   set_fixed(row.framework, to_string(plan.framework));
-  set_fixed(row.attention, plan.flash_attention ? "flash" : "unfused");
+  set_fixed(row.attention, to_string(plan.attention));
+  set_fixed(row.overlap, to_string(plan.overlap));
 }
 
 void set_stage_plan(StageRow& row, const StagePlan& stage, int index, int pp) {
@@ -60,7 +61,8 @@ StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages) 
   const std::string order = get_fixed(row.placement_order);
   if (!order.empty()) plan.placement = search::parse_placement(order, "placement_order");
   plan.framework = parse_framework(get_fixed(row.framework), "framework");
-  plan.flash_attention = get_fixed(row.attention) == "flash";
+  plan.attention = parse_attention(get_fixed(row.attention), "attention");
+  plan.overlap = parse_overlap_text(get_fixed(row.overlap), "overlap");
   for (const StageRow& stored : stages) {
     StagePlan stage;
     stage.first_layer = stored.first_layer;

@@ -15,8 +15,8 @@ namespace nestfast::io {
 // Every stage's mode, or "mixed" when they differ ("none" without stages).
 std::string recompute_summary(const Execution& plan);
 
-// The row's degrees, recompute summary, placement order, framework and
-// attention from `plan`.
+// The row's degrees, recompute summary, placement order, framework,
+// attention and overlaps from `plan`.
 void set_plan_degrees(PlanRow& row, const Execution& plan);
 
 // Stage `index` of a plan with `pp` pipeline ranks: its layers, devices,
@@ -29,7 +29,7 @@ struct StoredPlan {
 
 // The plan of a feasible row and its stages (layer ranges, recompute mode
 // and block layers per stage, first devices, boundary levels), with the
-// row's framework and attention. The optimizer and all-to-all pricing are
+// row's framework, attention and overlaps. The optimizer and all-to-all pricing are
 // not stored and keep Execution's defaults.
 StoredPlan stored_plan(const PlanRow& row, const std::vector<StageRow>& stages);
 

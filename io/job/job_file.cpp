@@ -204,8 +204,8 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   const toml::table* table = reader.table_at(root, "search", "search");
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
-                                                 "recompute_layers", "framework", "allow_fsdp_pp", "top_k",
-                                                 "baselines"});
+                                                 "recompute_layers", "framework", "allow_fsdp_pp", "attention",
+                                                 "overlap", "top_k", "baselines"});
   SearchLimits& search = job.search;
   auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
     if (const auto* node = table->get(key)) {
@@ -233,6 +233,18 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
     search.framework = one.front();
   }
   if (const auto* node = table->get("allow_fsdp_pp")) search.allow_fsdp_pp = reader.bool_value(*node, "search.allow_fsdp_pp");
+  if (const auto* node = table->get("attention")) {
+    search.attention = parse_attention(reader.string_value(*node, "search.attention"),
+                                       reader.at(JobReader::line_of(*node), "search.attention"));
+  }
+  if (const auto* node = table->get("overlap")) {
+    // The names one by one as --overlap checks them, then "all" / "none" standing alone.
+    const std::vector<std::string> names =
+        reader.string_list(*node, "search.overlap", [](const std::string& name, const std::string& what) {
+          parse_overlap({name}, what);
+        });
+    search.overlap = parse_overlap(names, reader.at(JobReader::line_of(*node), "search.overlap"));
+  }
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));
   if (const auto* node = table->get("baselines")) {
     if (node->is_array() && node->as_array()->empty()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/exec/validation.hpp"
+#include "solver/search/execution.hpp"
 
 namespace nestfast::io {
 
@@ -41,6 +42,8 @@ struct SearchLimits {
   std::vector<int> recompute_layers;   // megatron-core block recompute; empty = the search's default
   std::string framework = "megatron-core";  // or "nest"
   bool allow_fsdp_pp = false;          // megatron-core: ZeRO-2/3 with pp > 1
+  Attention attention = Attention::Flash;  // how every plan is priced (solve's --attention)
+  Overlap overlap;                         // ... and its --overlap
   int top_k = 5;                       // alternatives kept per sweep point
   std::vector<std::string> baselines = {"manual", "phaze", "mcmc"};
 };

@@ -51,7 +51,8 @@ GpuSpec read_gpu_preset(const PresetFile& file) {
   const TomlTableReader root(document, file.path, "", {"gpu"});
   const TomlTableReader table(root.table("gpu"), file.path, "gpu",
                               {"name", "source", "hbm_GiB", "hbm_bandwidth_TBps", "peak_tflops_bf16",
-                               "peak_tflops_fp8", "peak_tflops_fp32", "hbm_efficiency", "matmul_efficiency"});
+                               "peak_tflops_fp8", "peak_tflops_fp32", "hbm_efficiency", "matmul_efficiency",
+                               "fused_attention_efficiency", "kernel_overhead_us", "overlap_slowdown"});
   GpuSpec gpu;
   auto header = read_preset_header(table, file);
   gpu.name = std::move(header.name);
@@ -63,6 +64,15 @@ GpuSpec read_gpu_preset(const PresetFile& file) {
   gpu.peak_flops_fp32 = table.number("peak_tflops_fp32", Bound::Positive) * kTera;
   gpu.hbm_efficiency = read_fraction(table, "hbm_efficiency");
   gpu.matmul_efficiency = read_efficiency_curve(table);
+  const TomlTableReader attention(table.table("fused_attention_efficiency"), file.path,
+                                  table.key_path("fused_attention_efficiency"), {"forward", "backward"});
+  gpu.fused_attention_efficiency_forward = read_fraction(attention, "forward");
+  gpu.fused_attention_efficiency_backward = read_fraction(attention, "backward");
+  gpu.kernel_overhead_s = table.number("kernel_overhead_us", Bound::NonNegative) * 1e-6;
+  gpu.overlap_slowdown = table.number("overlap_slowdown", Bound::NonNegative);
+  if (gpu.overlap_slowdown >= 1) {
+    table.fail("overlap_slowdown", fmt::format("must be a fraction in [0, 1), got {}", gpu.overlap_slowdown));
+  }
   return gpu;
 }
 

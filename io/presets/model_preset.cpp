@@ -43,7 +43,7 @@ ModelSpec read_model_preset(const PresetFile& file) {
   const TomlTableReader table(raw, file.path, "model",
                               {"name", "source", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
                                "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe",
-                               "normalization", "position_embedding", "linear_bias"});
+                               "normalization", "position_embedding", "linear_bias", "causal", "dropout"});
   ModelSpec model;
   auto header = read_preset_header(table, file);
   model.name = std::move(header.name);
@@ -81,6 +81,8 @@ ModelSpec read_model_preset(const PresetFile& file) {
   else if (position == "learned") model.position_embedding = PositionEmbedding::LearnedAbsolute;
   else table.fail("position_embedding", fmt::format("must be \"rope\" or \"learned\", got \"{}\"", position));
   model.linear_bias = raw.contains("linear_bias") ? table.boolean("linear_bias") : !llama_style;
+  model.causal = table.optional_boolean("causal").value_or(true);  // decoder LMs; encoders say false
+  model.dropout = table.optional_boolean("dropout").value_or(true);  // GPT's 0.1; Llama-style models say false
   model.dtype_bytes = table.integer("dtype_bytes", Bound::AtLeastOne);
   if (model.dtype_bytes != 1 && model.dtype_bytes != 2 && model.dtype_bytes != 4) {
     table.fail("dtype_bytes", fmt::format("must be 1, 2 or 4, got {}", model.dtype_bytes));

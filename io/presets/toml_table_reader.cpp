@@ -111,6 +111,11 @@ bool TomlTableReader::boolean(std::string_view key) const {
   return value->get();
 }
 
+std::optional<bool> TomlTableReader::optional_boolean(std::string_view key) const {
+  if (!table_.contains(key)) return std::nullopt;
+  return boolean(key);
+}
+
 void TomlTableReader::check_bound(std::string_view key, double value, Bound bound) const {
   switch (bound) {
     case Bound::Positive:

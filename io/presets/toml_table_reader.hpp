@@ -35,6 +35,7 @@ class TomlTableReader {
   std::string string(std::string_view key) const;  // non-empty
   std::optional<std::string> optional_string(std::string_view key) const;
   bool boolean(std::string_view key) const;
+  std::optional<bool> optional_boolean(std::string_view key) const;
   int integer(std::string_view key, Bound bound) const;
   std::optional<int> optional_integer(std::string_view key, Bound bound) const;
   // An integer or a float, finite.

@@ -34,6 +34,9 @@ io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* k
                            double expected_time_s) {
   const ModelSpec& model = point.problem.model;
   const ClusterSpec& cluster = point.problem.cluster;
+  // The stored rows do not carry these: every plan of a point is priced with its problem's.
+  plan.attention = point.problem.attention;
+  plan.overlap = point.problem.overlap;
   const ExecutionLayout layout = compute_layout(cluster, plan);
   derive_stage_layout(layout, plan);
   const PlanCost cost = evaluate_plan(model, cluster, plan);
@@ -142,10 +145,11 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
   }
   for (const search::BaselineResult& baseline : baselines) {
     if (baseline.feasible) {
-      // The checkpoint keeps degrees and stages; framework and attention follow from the point.
+      // The checkpoint keeps degrees and stages; framework, attention and overlaps follow from the point.
       Execution plan = baseline.plan;
       plan.framework = point.problem.framework;
-      plan.flash_attention = search::uses_flash_attention(point.problem, plan.cp);
+      plan.attention = search::plan_attention(point.problem.framework, point.problem.attention, plan.cp);
+      plan.overlap = point.problem.overlap;
       out.plans.push_back(priced_entry(point, plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
     } else {
       io::PlanEntry entry = point_row(point, baseline.name.c_str(), 0);

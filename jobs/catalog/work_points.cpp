@@ -100,6 +100,8 @@ JobWork build_work(const JobBundle& bundle) {
     item.problem.seq_len = point.seq_len;
     item.problem.framework = parse_framework(job.search.framework, job.source + ": search.framework");
     if (item.problem.seq_len == 0) item.problem.seq_len = item.problem.model.seq_len;
+    item.problem.attention = job.search.attention;
+    item.problem.overlap = job.search.overlap;
     item.point.seq_len = item.problem.seq_len;
 
     if (const std::string error = search::gpus_error(item.problem); !error.empty()) {

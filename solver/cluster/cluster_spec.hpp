@@ -26,6 +26,16 @@ struct GpuSpec {
   double peak_flops_fp32 = 0;
   double hbm_efficiency = 0;   // achievable fraction of hbm_bandwidth_Bps
   std::vector<EfficiencyPoint> matmul_efficiency;
+  // The fused attention kernel (FlashAttention-2/3, cuDNN): achieved
+  // fraction of the bf16 peak on the FLOPs it executes, forward and backward.
+  double fused_attention_efficiency_forward = 0;
+  double fused_attention_efficiency_backward = 0;
+  // Fixed cost of every kernel a step runs (the launch gap and the tail of
+  // its last wave), seconds.
+  double kernel_overhead_s = 0;
+  // Fraction of its speed a compute kernel loses while a communication
+  // kernel runs beside it (the SMs and HBM bandwidth NCCL/RCCL take).
+  double overlap_slowdown = 0;
 };
 
 // A network level, innermost first: level 0 joins the devices of a node,

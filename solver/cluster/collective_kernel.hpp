@@ -27,18 +27,25 @@ NESTFAST_HD inline int ceil_log2(int n) {
   return steps;
 }
 
+// One half of an all-reduce (an all-gather, or a reduce-scatter): a ring of
+// n-1 steps or, with many ranks, a tree-like schedule of ceil(log2 n) steps
+// (NCCL 2.23's PAT for all-gather and reduce-scatter, like recursive
+// halving-doubling for all-reduce); the cheaper of the two, as NCCL's tuner
+// picks. The bytes on the wire are the same either way.
 NESTFAST_HD inline double flat_all_gather_seconds(double latency_s, double bandwidth_Bps, int n, double bytes) {
   if (n <= 1) return 0;
-  return (n - 1) * latency_s + static_cast<double>(n - 1) / n * bytes / bandwidth_Bps;
+  const int ring = n - 1;
+  const int tree = ceil_log2(n);
+  return (ring < tree ? ring : tree) * latency_s + static_cast<double>(n - 1) / n * bytes / bandwidth_Bps;
 }
 
-// The cheaper of ring and halving-doubling, as NCCL's tuner picks.
+// An all-reduce is a reduce-scatter then an all-gather of the same buffer,
+// so it costs exactly two halves: ring 2(n-1) steps or halving-doubling
+// 2 ceil(log2 n) steps, and 2(n-1)/n of the buffer on the wire. A
+// reduce-scatter plus an all-gather (sequence parallelism, ZeRO) thus moves
+// and costs what the all-reduce it replaces does.
 NESTFAST_HD inline double flat_all_reduce_seconds(double latency_s, double bandwidth_Bps, int n, double bytes) {
-  if (n <= 1) return 0;
-  const double wire = 2.0 * (n - 1) / n * bytes / bandwidth_Bps;
-  const double ring = 2.0 * (n - 1) * latency_s + wire;
-  const double halving_doubling = 2.0 * ceil_log2(n) * latency_s + wire;
-  return ring < halving_doubling ? ring : halving_doubling;
+  return 2.0 * flat_all_gather_seconds(latency_s, bandwidth_Bps, n, bytes);
 }
 
 // All-gather or reduce-scatter: the buffer is gathered level by level; level
@@ -54,17 +61,9 @@ NESTFAST_HD inline double group_half_seconds(const FlatGroup& group, double byte
 }
 
 // Reduce-scatter then all-gather on every level below the top; the top
-// level all-reduces the shard that is left.
+// level all-reduces the shard that is left: two halves, level by level.
 NESTFAST_HD inline double group_all_reduce_seconds(const FlatGroup& group, double bytes) {
-  if (group.parts == 0) return 0;
-  double time = 0;
-  double buffer = bytes;
-  const int top = group.parts - 1;
-  for (int i = 0; i < top; ++i) {
-    time += 2.0 * flat_all_gather_seconds(group.latency_s[i], group.bandwidth_Bps[i], group.members[i], buffer);
-    buffer /= group.members[i];
-  }
-  return time + flat_all_reduce_seconds(group.latency_s[top], group.bandwidth_Bps[top], group.members[top], buffer);
+  return 2.0 * group_half_seconds(group, bytes);
 }
 
 }  // namespace nestfast

@@ -7,7 +7,9 @@
 //                  halving-doubling: 2 ceil(log2 n) * alpha_l + same bandwidth term
 //                  (the cheaper of the two is taken, as NCCL's tuner does)
 //   all-gather / reduce-scatter (b = the full gathered buffer):
-//                  (n-1) * alpha_l + (n-1)/n * b / bw_l
+//                  min(n-1, ceil(log2 n)) * alpha_l + (n-1)/n * b / bw_l
+//                  (ring, or NCCL 2.23's PAT at scale: the cheaper, as for
+//                  all-reduce; an all-reduce is exactly one of each)
 //   all-to-all (b = bytes one participant sends in total, own share included):
 //                  (n-1) * alpha_l + (n-1)/n * b / bw_l
 // where bw_l = levels[l].bandwidth_Bps * levels[l].efficiency / levels[l].oversubscription.

@@ -33,6 +33,13 @@ double hbm_time(const GpuSpec& gpu, double bytes) {
   return bytes / (gpu.hbm_bandwidth_Bps * gpu.hbm_efficiency);
 }
 
+double fused_attention_time(const GpuSpec& gpu, double flops, bool backward) {
+  if (flops <= 0) return 0;
+  const double efficiency =
+      backward ? gpu.fused_attention_efficiency_backward : gpu.fused_attention_efficiency_forward;
+  return flops / (gpu.peak_flops_bf16 * efficiency);
+}
+
 namespace {
 
 void require(bool ok, const std::string& owner, const std::string& key, double value, const char* rule) {
@@ -51,6 +58,14 @@ void validate_gpu(const GpuSpec& gpu) {
           gpu.peak_flops_bf16, "> 0 and finite");
   require(gpu.hbm_efficiency > 0 && gpu.hbm_efficiency <= 1, owner, "hbm_efficiency", gpu.hbm_efficiency,
           "in (0, 1]");
+  require(gpu.fused_attention_efficiency_forward > 0 && gpu.fused_attention_efficiency_forward <= 1, owner,
+          "fused_attention_efficiency.forward", gpu.fused_attention_efficiency_forward, "in (0, 1]");
+  require(gpu.fused_attention_efficiency_backward > 0 && gpu.fused_attention_efficiency_backward <= 1, owner,
+          "fused_attention_efficiency.backward", gpu.fused_attention_efficiency_backward, "in (0, 1]");
+  require(std::isfinite(gpu.kernel_overhead_s) && gpu.kernel_overhead_s >= 0, owner, "kernel_overhead_s",
+          gpu.kernel_overhead_s, ">= 0 and finite");
+  require(gpu.overlap_slowdown >= 0 && gpu.overlap_slowdown < 1, owner, "overlap_slowdown", gpu.overlap_slowdown,
+          "in [0, 1)");
   for (std::size_t i = 0; i < gpu.matmul_efficiency.size(); ++i) {
     const EfficiencyPoint& point = gpu.matmul_efficiency[i];
     const std::string key = "matmul_efficiency[" + std::to_string(i) + "]";

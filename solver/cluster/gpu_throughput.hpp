@@ -17,6 +17,10 @@ double matmul_time(const GpuSpec& gpu, double flops);
 // Seconds to stream `bytes` through HBM (read + write counted by the caller).
 double hbm_time(const GpuSpec& gpu, double bytes);
 
+// Seconds for a fused attention kernel executing `flops` (forward, or
+// backward), at the GPU's fused-attention efficiency.
+double fused_attention_time(const GpuSpec& gpu, double flops, bool backward);
+
 // Throws std::invalid_argument naming the key when a value is missing,
 // non-positive, NaN, or the curve is not increasing in flops.
 void validate_gpu(const GpuSpec& gpu);

@@ -25,6 +25,7 @@ constexpr double kFp32Bytes = 4;
 // Shorthands for one layer's arithmetic.
 struct Dims {
   double h, q, kv, heads, head_dim, f, vocab, s, tokens, tp, replicated, e;
+  double mask;  // bytes of a dropout mask per element: kMaskBytes, 0 without dropout
   bool gelu;
 };
 
@@ -42,6 +43,7 @@ Dims dims_of(const ModelSpec& model, const Sharding& sharding) {
   d.tp = sharding.tp;
   d.replicated = sharding.sp ? 1.0 / sharding.tp : 1.0;  // share of a replicated (non-TP) tensor a device keeps
   d.e = model.dtype_bytes;
+  d.mask = model.dropout ? kMaskBytes : 0;
   d.gelu = model.mlp == MlpKind::Gelu;
   return d;
 }
@@ -58,6 +60,7 @@ double mlp_params(const Dims& d, double width) {
 // Forward work of a dense MLP of width `width` over `tokens` tokens,
 // sharded by tp; GEMM count multiplied by `repeat`.
 void add_mlp(LayerWork& work, const Dims& d, double tokens, double width, double repeat) {
+  work.kernels += 3;  // two GEMMs (grouped over local experts) and the fused activation
   if (d.gelu) {
     work.gemms.push_back({2 * tokens * d.h * width / d.tp, 2 * repeat});
     work.hbm_bytes += repeat * tokens * 2 * width / d.tp * d.e;  // bias-GeLU reads f, writes f
@@ -77,20 +80,24 @@ void add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double per_head = 2 * (d.s / sharding.cp) * d.s * d.head_dim;
   const double batched = sharding.micro_batch * d.heads / d.tp;
   work.attention_gemms.push_back({per_head, 2 * batched});
+  work.kernels += 6;  // 2 norms, QKV, output projection, 2 bias-dropout-adds
   if (sharding.flash_attention) {
     // One fused kernel reads Q, K, V and writes O; its backward recomputes
     // QK^T before the four gradient GEMMs.
     work.attention_hbm_bytes += t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
-    work.attention_backward_factor = 2.5;
+    const double causal_fraction = sharding.causal ? 0.5 * (1 + kFusedAttentionTile / d.s) : 1.0;
+    work.fused_attention_flops = per_head * 2 * batched * (causal_fraction < 1 ? causal_fraction : 1.0);
+    work.kernels += 1;
   } else {
+    work.kernels += 4;
     // Scale + mask + softmax (read, write) and dropout (read, write, mask)
     // over the local score matrix.
     const double scores = t * (d.heads / d.tp) * d.s;
-    work.attention_hbm_bytes += scores * (4 * d.e + kMaskBytes);
+    work.attention_hbm_bytes += scores * (2 * d.e + (d.mask > 0 ? 2 * d.e + d.mask : 0));
   }
   // Two layer norms (read, write) and two dropout + residual adds (read 2,
   // write 1, mask) on the replicated hidden state.
-  work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + kMaskBytes));
+  work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + d.mask));
   // TP: one collective after attention, one after the MLP; mirrored in bw.
   work.tp_collectives_forward = 2;
   work.tp_collectives_backward = 2;
@@ -109,13 +116,14 @@ double norm_params(const Dims& d) { return d.gelu ? 2 * d.h : d.h; }  // one nor
 void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double t = d.tokens;
   // 2 norm inputs, QKV input, MLP input (4 x h x e) and 2 dropout masks: Korthikanti's 10 s b h.
-  const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * kMaskBytes);
+  const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * d.mask);
   // Q, K, V and the output-projection input: 8 s b h / t for MHA.
   const double attention = t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
-  // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b;
-  // fused attention keeps only the row statistics (fp32 log-sum-exp).
+  // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b
+  // (without dropout the softmax output alone); fused attention keeps only
+  // the row statistics (fp32 log-sum-exp).
   const double core = sharding.flash_attention ? t * (d.heads / d.tp) * kFp32Bytes
-                                               : t * (d.heads / d.tp) * d.s * (d.e + kMaskBytes + d.e);
+                                               : t * (d.heads / d.tp) * d.s * (d.e + (d.mask > 0 ? d.mask + d.e : 0));
   work.stash_bytes[0] += replicated + attention + core;
   work.stash_bytes[1] += replicated + attention + (sharding.flash_attention ? core : 0);
   work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
@@ -139,17 +147,18 @@ LayerWork embedding_work(const Dims& d) {
   LayerWork work;
   const double t = d.tokens;
   // Vocab-parallel lookup writes the full hidden state, then dropout.
-  work.hbm_bytes = t * d.h * (2 * d.e) + t * d.replicated * d.h * (2 * d.e + kMaskBytes);
+  work.hbm_bytes = t * d.h * (2 * d.e) + t * d.replicated * d.h * (2 * d.e + d.mask);
   // All-reduce of the partial lookups; with sp a reduce-scatter, whose
   // backward is an all-gather.
   work.tp_collectives_forward = d.replicated < 1 ? 0.5 : 1;
   work.tp_collectives_backward = d.replicated < 1 ? 0.5 : 0;
   work.tp_bytes = t * d.h * d.e;
   work.dense_params = d.vocab * d.h / d.tp;  // learned position embeddings (GPT) are not modelled
-  const double stash = t * d.replicated * d.h * kMaskBytes;
+  const double stash = t * d.replicated * d.h * d.mask;
   work.stash_bytes = {stash, stash, stash};
   work.output_bytes = t * d.h * d.e / d.tp;
   work.working_bytes = t * d.h * kFp32Bytes;
+  work.kernels = 2;  // lookup, dropout
   return work;
 }
 
@@ -171,6 +180,7 @@ LayerWork head_work(const Dims& d) {
   const double stash = t * d.replicated * d.h * d.e + t * d.h * d.e + 4 * logits;
   work.stash_bytes = {stash, stash, stash};
   work.working_bytes = 2 * logits * kFp32Bytes;
+  work.kernels = 5;  // final norm, logits GEMM, the vocab-parallel cross-entropy's max, sum and loss
   finish_flops(work, gemm_flops(work.gemms), 0, false, false);
   return work;
 }
@@ -201,6 +211,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   const double width = moe.expert_ffn_hidden;
   // Router (replicated over tp, on the device's share of tokens with sp).
   work.gemms.push_back({2 * t * d.replicated * d.h * moe.num_experts, 1});
+  work.kernels += 4;  // router GEMM, top-k, permute, un-permute
   // Routed experts: the ep group's k*t token copies per device spread over
   // its experts; the hottest device gets `imbalance` times the mean.
   const double tokens_per_expert = k * t / experts_here;

@@ -43,7 +43,15 @@ struct Sharding {
   // scores (5 core GEMMs instead of 4). Off = Megatron-LM's unfused
   // softmax/dropout path of the calibration runs (Korthikanti et al. 2022).
   bool flash_attention = false;
+  // A causal (decoder) mask: a fused kernel skips the score blocks above the
+  // diagonal; the unfused path computes them all and masks them.
+  bool causal = true;
 };
+
+// Tile edge of the fused attention kernels (FlashAttention-2/3 and cuDNN
+// use 64-128): a causal kernel runs the diagonal blocks whole, so it does
+// (1 + tile / s) / 2 of the full score work.
+inline constexpr double kFusedAttentionTile = 128;
 
 struct LayerWork {
   // Forward GEMMs on this device: one entry per distinct GEMM (its FLOPs,
@@ -56,7 +64,12 @@ struct LayerWork {
   std::vector<Gemm> attention_gemms; // QK^T and attention x V (the selective-recompute part)
   double hbm_bytes = 0;              // forward memory-bound traffic outside the attention core
   double attention_hbm_bytes = 0;    // softmax + dropout over the score matrix (fused: Q, K, V in, O out)
-  double attention_backward_factor = 2;  // backward attention-core time / forward (2.5 when fused)
+  // Fused attention: the forward FLOPs its kernel executes on this device
+  // (the attention GEMMs' count times the causal fraction); its backward
+  // executes 2.5x as many (QK^T again, then dV, dP, dQ, dK). 0 when unfused:
+  // the attention GEMMs run as batched GEMMs, backward 2x forward.
+  double fused_attention_flops = 0;
+  double kernels = 0;                // kernels the forward launches (the backward about twice as many)
 
   // Communication volumes (bytes per device, per micro-batch, forward; the
   // backward mirrors them, see layer_table).

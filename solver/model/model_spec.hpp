@@ -39,6 +39,8 @@ struct ModelSpec {
   Normalization normalization = Normalization::LayerNorm;
   PositionEmbedding position_embedding = PositionEmbedding::LearnedAbsolute;
   bool linear_bias = true;  // biases in the linear layers (GPT-3 style); Llama-style models have none
+  bool causal = true;   // a decoder's causal mask (false: a bidirectional encoder such as BERT)
+  bool dropout = true;  // hidden and attention dropout (GPT, BERT); Llama-style models train without
   int dtype_bytes = 2;  // activations and weights (bf16/fp16)
   MoeSpec moe;
 };

@@ -34,6 +34,78 @@ Framework parse_framework(const std::string& text, const std::string& what) {
   throw std::invalid_argument(what + ": '" + text + "' is not megatron-core or nest");
 }
 
+Overlap effective_overlap(const Execution& plan) {
+  const Overlap& asked = plan.overlap;
+  Overlap runs = Overlap::none();
+  runs.grad_reduce = asked.grad_reduce;
+  runs.param_gather = asked.param_gather && asked.grad_reduce && plan.zero_stage >= 1 && plan.dp * plan.cp > 1;
+  runs.tp_comm = asked.tp_comm && plan.sp && plan.tp > 1;
+  runs.p2p = asked.p2p && plan.vpp > 1;
+  runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1);
+  return runs;
+}
+
+const char* to_string(Attention attention) { return attention == Attention::Flash ? "flash" : "unfused"; }
+
+namespace {
+
+struct OverlapName {
+  const char* name;
+  bool Overlap::*flag;
+};
+constexpr OverlapName kOverlapNames[] = {{"grad", &Overlap::grad_reduce},
+                                         {"param", &Overlap::param_gather},
+                                         {"tp", &Overlap::tp_comm},
+                                         {"p2p", &Overlap::p2p},
+                                         {"a2a", &Overlap::moe_a2a}};
+
+}  // namespace
+
+std::string to_string(const Overlap& overlap) {
+  if (overlap == Overlap{}) return "all";
+  if (overlap == Overlap::none()) return "none";
+  std::string text;
+  for (const OverlapName& entry : kOverlapNames) {
+    if (!(overlap.*entry.flag)) continue;
+    if (!text.empty()) text += ",";
+    text += entry.name;
+  }
+  return text;
+}
+
+Attention parse_attention(const std::string& text, const std::string& what) {
+  if (text == "flash") return Attention::Flash;
+  if (text == "unfused") return Attention::Unfused;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of flash, unfused");
+}
+
+Overlap parse_overlap(const std::vector<std::string>& names, const std::string& what) {
+  if (names.size() == 1 && names.front() == "all") return Overlap{};
+  if (names.size() == 1 && names.front() == "none") return Overlap::none();
+  Overlap overlap = Overlap::none();
+  for (const std::string& item : names) {
+    bool known = false;
+    for (const OverlapName& entry : kOverlapNames) {
+      if (item != entry.name) continue;
+      if (overlap.*entry.flag) throw std::invalid_argument(what + ": '" + item + "' is named twice");
+      overlap.*entry.flag = known = true;
+    }
+    if (!known) {
+      throw std::invalid_argument(what + ": '" + item + "' is not one of grad, param, tp, p2p, a2a (or all, none alone)");
+    }
+  }
+  return overlap;
+}
+
+Overlap parse_overlap_text(const std::string& text, const std::string& what) {
+  std::vector<std::string> names(1);
+  for (char c : text) {
+    if (c == ',') names.emplace_back();
+    else names.back() += c;
+  }
+  return parse_overlap(names, what);
+}
+
 Recompute parse_recompute(const std::string& text, const std::string& what) {
   if (text == "none") return Recompute::None;
   if (text == "selective") return Recompute::Selective;

@@ -82,6 +82,34 @@ enum class Optimizer { Adam, Sgd };
 // intra-server rebalancing) or the plain fan-out baseline.
 enum class AllToAllAlgorithm { Fast, Fanout };
 
+// The attention core: fused (FlashAttention-style, what Megatron-Core runs
+// with TransformerEngine: no s^2 tensor in HBM or in the stash, the scores
+// recomputed in the backward, causal blocks above the diagonal skipped) or
+// Megatron-LM's unfused scale-mask-softmax-dropout path of 2021-22.
+enum class Attention { Flash, Unfused };
+
+// Which communication runs concurrently with compute, as Megatron-Core's
+// flags switch it on (each is priced as max(0, comm - the compute it hides
+// behind) plus the slowdown of that compute while the two share SMs and HBM:
+// solver/search/overlap.hpp). Where a flag cannot apply (tp_comm without
+// sequence parallelism, p2p without interleaving, moe_a2a without expert
+// parallelism) the communication is priced serial, as Megatron runs it.
+struct Overlap {
+  bool grad_reduce = true;   // --overlap-grad-reduce: DP gradient all-reduce / reduce-scatter, bucket by
+                             // bucket, behind the last micro-batch's backward
+  bool param_gather = true;  // --overlap-param-gather: ZeRO-1/2 weight all-gather behind the next forward;
+                             // ZeRO-3's per-micro-batch gathers prefetched one layer ahead
+  bool tp_comm = true;       // --tp-comm-overlap: TP all-gather / reduce-scatter pipelined with the GEMMs
+                             // next to them (needs sequence parallelism)
+  bool p2p = true;           // interleaved 1F1B's p2p behind the chunk's compute (Megatron-Core's default;
+                             // --no-overlap-p2p-communication turns it off); plain 1F1B is blocking
+  bool moe_a2a = true;       // --overlap-moe-expert-parallel-comm: a layer's EP all-to-alls behind another
+                             // micro-batch's compute (needs ep > 1, interleaving when pp > 1, no full recompute)
+
+  static Overlap none() { return {false, false, false, false, false}; }
+  bool operator==(const Overlap&) const = default;
+};
+
 struct StagePlan {
   int first_layer = 0;  // inclusive, in the chain 0..L+1
   int last_layer = 0;   // inclusive
@@ -117,11 +145,8 @@ struct Execution {
   // fan-out pay for it.
   double expert_imbalance = 1.0;
 
-  // Fused (FlashAttention-style) attention instead of Megatron-LM's unfused
-  // softmax + dropout: no s^2 stash or HBM traffic, scores recomputed in the
-  // backward (see solver/model/layer_work.hpp). Off reproduces the
-  // calibration runs of 2021-22.
-  bool flash_attention = false;
+  Attention attention = Attention::Flash;
+  Overlap overlap;
 
   // Innermost first; a permutation of all five dims.
   std::vector<ParallelDim> placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
@@ -135,16 +160,32 @@ struct Execution {
   int expert_dp_size() const { return cp * dp / ep; }
 };
 
+// The overlaps of `plan.overlap` that Megatron-LM can run for this plan, and
+// so the ones priced and emitted (the rules: grad_reduce always; param_gather
+// with grad_reduce and the distributed optimizer or Megatron-FSDP (ZeRO >= 1
+// over dp*cp > 1), arguments.py:1024; tp_comm with sequence parallelism,
+// arguments.py:1441; p2p with interleaving, arguments.py:1010; moe_a2a with
+// ep > 1 and, when pp > 1, interleaving, transformer_config.py:3007).
+Overlap effective_overlap(const Execution& plan);
+
 const char* to_string(Recompute mode);
 const char* to_string(ParallelDim dim);
 const char* to_string(AllToAllAlgorithm algorithm);
 const char* to_string(Framework framework);  // "megatron-core", "nest"
-// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout"
-// and "megatron-core|nest"; throw std::invalid_argument naming `what`.
+const char* to_string(Attention attention);  // "flash", "unfused"
+// "grad,param,tp,p2p,a2a" (the ones on), "all" or "none".
+std::string to_string(const Overlap& overlap);
+// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout",
+// "megatron-core|nest", "flash|unfused" and the names of the overlaps that
+// are on (or "all", or "none", alone); throw std::invalid_argument naming `what`.
 Framework parse_framework(const std::string& text, const std::string& what);
 Recompute parse_recompute(const std::string& text, const std::string& what);
 ParallelDim parse_parallel_dim(const std::string& text, const std::string& what);
 Optimizer parse_optimizer(const std::string& text, const std::string& what);
 AllToAllAlgorithm parse_all_to_all(const std::string& text, const std::string& what);
+Attention parse_attention(const std::string& text, const std::string& what);
+Overlap parse_overlap(const std::vector<std::string>& names, const std::string& what);
+// The inverse of to_string(const Overlap&): "all", "none" or "grad,tp".
+Overlap parse_overlap_text(const std::string& text, const std::string& what);
 
 }  // namespace nestfast

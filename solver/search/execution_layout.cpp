@@ -334,7 +334,7 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
   // --pipeline-model-parallel-layout accepts "E|t|...|t|L").
   if (e.pp * e.vpp > model.num_layers + (e.vpp > 1 ? 2 : 0))
     bad("--pp", "pp*vpp = " + std::to_string(e.pp * e.vpp) + " stages but the model has only " +
-                    std::to_string(model.num_layers) + " blocks");
+                    std::to_string(model.num_layers) + " blocks (+ embedding and head)");
   if (!(e.expert_imbalance >= 1) || !std::isfinite(e.expert_imbalance))
     bad("--moe-imbalance", short_number(e.expert_imbalance) + " must be a finite number >= 1");
   // The hottest device of an expert-parallel group holds at most all of the
@@ -417,20 +417,23 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
 std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp, int vpp,
                                       Recompute recompute) {
   const int chunks = pp * vpp;
-  // More chunks than blocks: the embedding (and then the head) get chunks
-  // of their own, the blocks one each.
-  const int lone_ends = std::clamp(chunks - model.num_layers, 0, 2);
-  const int block_chunks = chunks - lone_ends;
   const int blocks = model.num_layers;
+  // More stages than blocks: the embedding, then the head, get a stage of
+  // their own (the layout Llama 3 405B trained with: pp 16 x 8 chunks over
+  // 126 blocks, Llama 3 paper section 3.3.2).
+  const int embedding_alone = chunks > blocks ? 1 : 0;
+  const int head_alone = chunks > blocks + 1 ? 1 : 0;
+  const int block_chunks = chunks - embedding_alone - head_alone;
   std::vector<StagePlan> stages(static_cast<std::size_t>(chunks));
   int next_block = 1;
   for (int i = 0; i < chunks; ++i) {
     StagePlan& stage = stages[static_cast<std::size_t>(i)];
-    const int b = i - (lone_ends >= 1 ? 1 : 0);  // index among the chunks holding blocks
-    const int count = b < 0 || b >= block_chunks ? 0 : blocks / block_chunks + (b < blocks % block_chunks ? 1 : 0);
+    const int k = i - embedding_alone;  // index among the chunks that hold blocks
+    const bool holds_blocks = k >= 0 && k < block_chunks;
+    const int count = holds_blocks ? blocks / block_chunks + (k < blocks % block_chunks ? 1 : 0) : 0;
     stage.first_layer = i == 0 ? 0 : next_block;
     next_block += count;
-    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : (lone_ends >= 1 && i == 0 ? 0 : next_block - 1);
+    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : (i == 0 && !holds_blocks ? 0 : next_block - 1);
     stage.recompute = recompute;
     stage.first_device = layout.stage_first_device(i);
     stage.boundary_level = layout.stage_boundary_level(i);

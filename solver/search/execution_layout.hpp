@@ -53,8 +53,10 @@ ExecutionLayout compute_layout(const ClusterSpec& cluster, const Execution& exec
 std::vector<std::int64_t> level_spans(const ClusterSpec& cluster);
 
 // Uniform stages (Megatron's default: blocks split as evenly as possible,
-// earlier stages take the remainder; embedding on stage 0, head on the last),
-// all with `recompute`; first_device and boundary_level filled in.
+// earlier stages take the remainder; embedding on stage 0, head on the last;
+// with more stages than blocks the embedding and then the head get a stage
+// of their own), all with `recompute`; first_device and boundary_level
+// filled in.
 std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp,
                                       int vpp, Recompute recompute);
 

@@ -15,11 +15,9 @@ std::uint64_t IncrementalPrice::reset(const SolveProblem& problem, Execution pla
   micro_batches_ = plan.micro_batches();
   plan_ = std::move(plan);
   const int pp = plan_.pp;
-  stash_depth_.resize(static_cast<std::size_t>(pp));
   ranks_.resize(static_cast<std::size_t>(pp));
   totals_.ranks_over_hbm = 0;
   for (int r = 0; r < pp; ++r) {
-    stash_depth_[static_cast<std::size_t>(r)] = stash_depth(r, pp, plan_.vpp, micro_batches_);
     ranks_[static_cast<std::size_t>(r)] = price_rank(r);
     if (!ranks_[static_cast<std::size_t>(r)].fits) ++totals_.ranks_over_hbm;
   }

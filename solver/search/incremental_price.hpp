@@ -53,7 +53,7 @@ class IncrementalPrice {
   };
 
   RankPrice price_rank(int rank) const {
-    return search::price_rank(plan_, rank, *table_, replicas_, stash_depth_[static_cast<std::size_t>(rank)], hbm_bytes_);
+    return search::price_rank(plan_, rank, *table_, replicas_, hbm_bytes_);
   }
   std::uint64_t reprice(int rank);  // logs the old value for undo
   void rescan_maxima();
@@ -63,7 +63,6 @@ class IncrementalPrice {
   double hbm_bytes_ = 0;
   int micro_batches_ = 0;
   Execution plan_;
-  std::vector<double> stash_depth_;  // per rank
   std::vector<RankPrice> ranks_;
   Totals totals_;
 

@@ -334,14 +334,15 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.optimizer = problem.optimizer;
   execution.a2a = problem.a2a;
   execution.expert_imbalance = problem.expert_imbalance;
+  execution.attention = plan_attention(problem.framework, problem.attention, instance.cp);
+  execution.overlap = problem.overlap;
   execution.placement.assign(instance.placement.begin(), instance.placement.end());
   execution.framework = problem.framework;
-  execution.flash_attention = uses_flash_attention(problem, instance.cp);
   return execution;
 }
 
-bool uses_flash_attention(const SolveProblem& problem, int cp) {
-  return problem.flash_attention || (problem.framework == Framework::MegatronCore && cp > 1);
+Attention plan_attention(Framework framework, Attention asked, int cp) {
+  return framework == Framework::MegatronCore && cp > 1 ? Attention::Flash : asked;
 }
 
 }  // namespace nestfast::search

@@ -246,7 +246,6 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
   double least_peak = 0;
   bool feasible = true;
   for (int rank = 0; rank < pp; ++rank) {
-    const double depth = stash_depth(rank, pp, vpp, instance.micro_batches);
     double best_t = kDpInfinity;
     Recompute best_mode = Recompute::None;
     double rank_least = kDpInfinity;
@@ -254,14 +253,19 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       if (!(spec.recompute_mask & (1u << static_cast<unsigned>(mode)))) continue;
       StageFootprint footprint;
       StageTime rank_time;
+      std::vector<double> chunk_stash;
       for (std::size_t i = static_cast<std::size_t>(rank); i < stages.size(); i += static_cast<std::size_t>(pp)) {
         const int layers = mode == Recompute::Full ? spec.recompute_layers : 0;
-        footprint += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode, layers);
+        const StageFootprint chunk =
+            stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, mode, layers);
+        footprint += chunk;
+        chunk_stash.push_back(chunk.stash_bytes_per_microbatch);
         // Summed part by part with StageTime::operator+=, as evaluate_plan does, so total_s() rounds the same way.
         rank_time += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
                                 instance.layout.stage_boundary_level(static_cast<int>(i)), mode, layers);
       }
       const double t = rank_time.total_s();
+      const double depth = interleaved_stash_depth(rank, pp, vpp, instance.micro_batches, chunk_stash);
       const double bytes = stage_memory(instance.replicas, footprint, depth).total_bytes();
       rank_least = std::min(rank_least, bytes);
       if (bytes <= instance.hbm && t < best_t) {
@@ -281,7 +285,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       params += stage_footprint(instance.table, stages[i].first_layer, stages[i].last_layer, Recompute::None);
     }
     t_max = std::max(t_max, best_t);
-    s_max = std::max(s_max, sync_time(instance.replicas, params.dense_params, params.expert_params).total_s());
+    s_max = std::max(s_max, sync_time(instance.replicas, params).total_s());
   }
   ++result.stats.plans_evaluated;
   const double time = pipeline_time(instance.micro_batches, pp, vpp, t_max).total_s() + s_max;

@@ -4,6 +4,8 @@
 
 #include "solver/cluster/gpu_throughput.hpp"
 #include "solver/model/layer_work.hpp"
+#include "solver/search/memory_model.hpp"
+#include "solver/search/overlap.hpp"
 
 namespace nestfast {
 
@@ -18,9 +20,15 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.tp_group = layout.tp_group;
   config.cp_group = layout.cp_group;
   config.ep_group = layout.ep_group;
+  config.dense_dp_group = layout.dense_dp_group;
+  config.expert_dp_group = layout.expert_dp_group;
   config.a2a = execution.a2a;
   config.expert_imbalance = execution.expert_imbalance;
-  config.flash_attention = execution.flash_attention;
+  config.attention = execution.attention;
+  config.causal = model.causal;
+  const Overlap overlap = effective_overlap(execution);
+  config.tp_comm_overlap = overlap.tp_comm;
+  config.moe_a2a_overlap = overlap.moe_a2a;
   return config;
 }
 
@@ -33,15 +41,19 @@ Sharding layer_sharding(const LayerTableConfig& config) {
   sharding.micro_batch = config.micro_batch;
   sharding.seq_len = config.seq_len;
   sharding.expert_imbalance = config.expert_imbalance;
-  sharding.flash_attention = config.flash_attention;
+  sharding.flash_attention = config.attention == Attention::Flash;
+  sharding.causal = config.causal;
   return sharding;
 }
 
 LayerTable::LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
-                       std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params)
+                       std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params,
+                       double overlap_slowdown, bool moe_a2a_overlap)
     : layers_(static_cast<int>(output_bytes.size())),
       output_bytes_(std::move(output_bytes)),
-      tied_head_params_(tied_head_params) {
+      tied_head_params_(tied_head_params),
+      overlap_slowdown_(overlap_slowdown),
+      moe_a2a_overlap_(moe_a2a_overlap) {
   const std::size_t n = static_cast<std::size_t>(layers_);
   prefix_.assign(static_cast<std::size_t>(kLayerColumns) * (n + 1), 0.0);
   for (std::size_t c = 0; c < static_cast<std::size_t>(kLayerColumns); ++c)
@@ -71,6 +83,8 @@ LayerTableView LayerTable::view() const {
   view.level_latency_s = level_latency_s_.data();
   view.level_bandwidth_Bps = level_bandwidth_Bps_.data();
   view.tied_head_params = tied_head_params_;
+  view.overlap_slowdown = overlap_slowdown_;
+  view.moe_a2a_overlap = moe_a2a_overlap_;
   return view;
 }
 
@@ -98,6 +112,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
   const Sharding sharding = layer_sharding(config);
 
   const GpuSpec& gpu = cluster.gpu;
+  const double slowdown = gpu.overlap_slowdown;
   // One TP "all-reduce unit": an all-reduce, or with sp an all-gather plus a reduce-scatter.
   auto tp_unit = [&](double bytes) {
     if (config.sp) return all_gather_time(cluster, config.tp_group, bytes) + reduce_scatter_time(cluster, config.tp_group, bytes);
@@ -108,32 +123,68 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       return all_to_all_fast_time(cluster, config.ep_group, bytes, config.expert_imbalance);
     return all_to_all_fanout_time(cluster, config.ep_group, bytes, config.expert_imbalance);
   };
+  const FlatGroup dense_dp = flat_group(cluster, config.dense_dp_group);
+  const FlatGroup expert_dp = flat_group(cluster, config.expert_dp_group);
+  // A layer's DP collective: its dense and its expert parameters, each over its own group.
+  auto dp_collective = [&](const LayerWork& work, double bytes_per_param, bool all_reduce) {
+    auto on = [&](const FlatGroup& group, double params) {
+      const double bytes = params * bytes_per_param;
+      return all_reduce ? group_all_reduce_seconds(group, bytes) : group_half_seconds(group, bytes);
+    };
+    return on(dense_dp, work.dense_params) + on(expert_dp, work.expert_params);
+  };
 
   for (std::size_t i = 0; i < layers; ++i) {
     const LayerWork work = layer_work(model, static_cast<int>(i), sharding);
     const bool block = layer_kind(model, static_cast<int>(i)) == LayerKind::DenseBlock ||
                        layer_kind(model, static_cast<int>(i)) == LayerKind::MoeBlock;
-    const double attention_fw = gemms_time(gpu, work.attention_gemms) + hbm_time(gpu, work.attention_hbm_bytes);
-    const double other_fw = gemms_time(gpu, work.gemms) + hbm_time(gpu, work.hbm_bytes);
-    const double forward = attention_fw + other_fw;
-    // Data and weight gradients: two GEMMs per forward GEMM and twice the
-    // traffic; a fused attention core also recomputes its scores.
-    const double backward = 2 * other_fw + work.attention_backward_factor * attention_fw;
+    const double gemms_fw = gemms_time(gpu, work.gemms);
+    const double other_fw = gemms_fw + hbm_time(gpu, work.hbm_bytes);
+    const double attention_hbm = hbm_time(gpu, work.attention_hbm_bytes);
+    // Unfused: the attention GEMMs batched per (sequence, head), data and
+    // weight gradients 2x; fused: one kernel at the fused-attention rate,
+    // whose backward executes 2.5x the forward FLOPs (layer_work.hpp).
+    const bool fused = work.fused_attention_flops > 0;
+    const double attention_fw =
+        fused ? fused_attention_time(gpu, work.fused_attention_flops, false) + attention_hbm
+              : gemms_time(gpu, work.attention_gemms) + attention_hbm;
+    const double attention_bw =
+        fused ? fused_attention_time(gpu, 2.5 * work.fused_attention_flops, true) + 2 * attention_hbm
+              : 2 * attention_fw;
+    // Every kernel pays the fixed launch gap; the backward runs about two
+    // kernels (data and weight gradients, or an op and its gradient) per
+    // forward kernel.
+    const double launches_fw = work.kernels * gpu.kernel_overhead_s;
+    const double forward = attention_fw + other_fw + launches_fw;
+    const double backward = 2 * other_fw + attention_bw + 2 * launches_fw;
 
     const double tp_one = tp_unit(work.tp_bytes);
-    const double tp_fw = work.tp_collectives_forward * tp_one;
-    const double tp_bw = work.tp_collectives_backward * tp_one;
+    double tp_fw = work.tp_collectives_forward * tp_one;
+    double tp_bw = work.tp_collectives_backward * tp_one;
+    if (config.tp_comm_overlap) {
+      // TransformerEngine's userbuffer overlap pipelines each all-gather /
+      // reduce-scatter with the GEMM beside it in tp chunks (the backward
+      // with the data- and weight-gradient GEMMs); the reduce-scatters'
+      // last chunk has nothing after it to hide behind.
+      const double last_chunks_fw = 0.5 * tp_fw / config.tp;
+      const double last_chunks_bw = 0.5 * tp_bw / config.tp;
+      tp_fw = last_chunks_fw + exposed_seconds(tp_fw - last_chunks_fw, gemms_fw, slowdown);
+      tp_bw = last_chunks_bw + exposed_seconds(tp_bw - last_chunks_bw, 2 * gemms_fw, slowdown);
+    }
     // Ring attention: cp-1 steps pass K and V (backward: also dK and dV),
     // hidden behind the attention core as far as it lasts.
     double cp_fw = 0, cp_bw = 0;
     if (config.cp > 1 && block) {
       const double step = nestfast::p2p_time(cluster, config.cp_group.level(), work.cp_kv_bytes);
-      cp_fw = std::max(0.0, (config.cp - 1) * step - attention_fw);
-      cp_bw = std::max(0.0, 2 * (config.cp - 1) * step - 2 * attention_fw);
+      cp_fw = exposed_seconds((config.cp - 1) * step, attention_fw, slowdown);
+      cp_bw = exposed_seconds(2 * (config.cp - 1) * step, attention_bw, slowdown);
     }
     const double ep_one = work.ep_all_to_alls_forward > 0 ? all_to_all(work.ep_bytes) : 0.0;
     const double ep_fw = work.ep_all_to_alls_forward * ep_one;
     const double ep_bw = ep_fw;
+    // Megatron's combined 1F1B runs one micro-batch's forward beside
+    // another's backward: each all-to-all hides behind the other's compute.
+    const double ep_overlapped = exposed_seconds(ep_fw + ep_bw, forward + backward, slowdown);
 
     set(values, LayerColumn::ForwardCompute, i, forward);
     set(values, LayerColumn::ForwardTp, i, tp_fw);
@@ -143,7 +194,11 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     set(values, LayerColumn::BackwardTp, i, tp_bw);
     set(values, LayerColumn::BackwardCp, i, cp_bw);
     set(values, LayerColumn::BackwardEp, i, ep_bw);
-    set(values, LayerColumn::RecomputeSelective, i, block && !config.flash_attention ? attention_fw : 0.0);
+    set(values, LayerColumn::EpOverlapped, i, ep_overlapped);
+    set(values, LayerColumn::GradAllReduce, i, dp_collective(work, kGradReduceBytesPerParam, true));
+    set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, kGradReduceBytesPerParam, false));
+    set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
+    set(values, LayerColumn::RecomputeSelective, i, block && !fused ? attention_fw : 0.0);
     set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);
     set(values, LayerColumn::DenseParams, i, work.dense_params);
     set(values, LayerColumn::ExpertParams, i, work.expert_params);
@@ -156,9 +211,29 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     output_bytes[i] = work.output_bytes;
     working_bytes[i] = work.working_bytes;
   }
+  // Bucket by bucket: the backward frees layer i's gradients, and their
+  // collective runs while layer i-1's backward computes; the forward needs
+  // layer i's weights, gathered while layer i-1's forward computes; ZeRO-3's
+  // backward gathers layer i's weights while layer i+1's backward computes.
+  const auto& column = [&](LayerColumn c) -> std::vector<double>& { return values[static_cast<std::size_t>(c)]; };
+  for (std::size_t i = 1; i < layers; ++i) {
+    const double previous_backward = column(LayerColumn::BackwardCompute)[i - 1];
+    const double previous_forward = column(LayerColumn::ForwardCompute)[i - 1];
+    column(LayerColumn::GradAllReduceExposed)[i] =
+        exposed_seconds(column(LayerColumn::GradAllReduce)[i], previous_backward, slowdown);
+    column(LayerColumn::GradReduceScatterExposed)[i] =
+        exposed_seconds(column(LayerColumn::GradReduceScatter)[i], previous_backward, slowdown);
+    column(LayerColumn::ParamAllGatherExposed)[i] =
+        exposed_seconds(column(LayerColumn::ParamAllGather)[i], previous_forward, slowdown);
+  }
+  for (std::size_t i = 0; i + 1 < layers; ++i) {
+    column(LayerColumn::ParamAllGatherExposedBackward)[i] = exposed_seconds(
+        column(LayerColumn::ParamAllGather)[i], column(LayerColumn::BackwardCompute)[i + 1], slowdown);
+  }
   const double tied_head_params =
       model.tied_embeddings ? static_cast<double>(model.vocab) * model.hidden / config.tp : 0.0;
-  return LayerTable(values, std::move(output_bytes), std::move(working_bytes), cluster.levels, tied_head_params);
+  return LayerTable(values, std::move(output_bytes), std::move(working_bytes), cluster.levels, tied_head_params,
+                    slowdown, config.moe_a2a_overlap);
 }
 
 }  // namespace nestfast

@@ -32,9 +32,17 @@ struct LayerTableConfig {
   GroupShape tp_group;
   GroupShape cp_group;
   GroupShape ep_group;
+  GroupShape dense_dp_group;   // for each layer's own (bucketed) gradient and weight collectives
+  GroupShape expert_dp_group;
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   double expert_imbalance = 1.0;
-  bool flash_attention = false;
+  Attention attention = Attention::Flash;
+  bool causal = true;  // the model's mask (ModelSpec::causal)
+  // Overlaps that apply to this configuration (Execution::overlap where
+  // Megatron can run it): TP comm needs sp and tp > 1; the MoE all-to-all
+  // overlap needs ep > 1 and, with pp > 1, interleaving.
+  bool tp_comm_overlap = false;
+  bool moe_a2a_overlap = false;
 };
 
 LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,
@@ -46,14 +54,28 @@ Sharding layer_sharding(const LayerTableConfig& config);
 
 // Summable per-layer quantities.
 enum class LayerColumn : int {
-  ForwardCompute,   // s: GEMMs on the efficiency curve + HBM-bound ops
-  ForwardTp,        // s: TP all-reduces (or all-gather + reduce-scatter with sp)
+  ForwardCompute,   // s: GEMMs on the efficiency curve + HBM-bound ops + fused attention + kernel overheads
+  ForwardTp,        // s: TP all-reduces (or all-gather + reduce-scatter with sp); with tp_comm_overlap the
+                    //    part the neighbouring GEMMs do not hide, plus their slowdown
   ForwardCp,        // s: CP ring K/V exchange not hidden behind attention
-  ForwardEp,        // s: MoE dispatch + combine all-to-all
+  ForwardEp,        // s: MoE dispatch + combine all-to-all (serial)
   BackwardCompute,  // s
   BackwardTp,
   BackwardCp,
   BackwardEp,
+  EpOverlapped,     // s: fw + bw all-to-alls under moe_a2a_overlap, behind another micro-batch's compute
+  // Data-parallel collectives of the layer's own parameters, one bucket per
+  // layer (Megatron-Core buckets them by layer in backward order), and
+  // what of each is exposed when it overlaps the neighbouring layer's
+  // compute (overlap.hpp); a stage's first layer has nothing to hide behind
+  // (stage_cost_kernel.hpp adds its own time instead).
+  GradAllReduce,          // s: ZeRO-0 all-reduce of the gradients
+  GradAllReduceExposed,   //    ... behind the backward of the layer before it (processed next)
+  GradReduceScatter,      // s: ZeRO >= 1 reduce-scatter of the gradients
+  GradReduceScatterExposed,
+  ParamAllGather,         // s: ZeRO >= 1 all-gather of the weights
+  ParamAllGatherExposed,  //    ... behind the forward of the layer before it (run just before)
+  ParamAllGatherExposedBackward,  // ... behind the backward of the layer after it (ZeRO-3's backward gathers)
   RecomputeSelective,  // s added to backward under selective recompute (attention core forward)
   RecomputeFull,       // s added under full recompute (the whole forward incl. its TP/CP/EP comm)
   DenseParams,         // parameters on this device replicated over the dense dp group
@@ -86,6 +108,8 @@ struct LayerTableView {
   const double* level_latency_s = nullptr;  // levels
   const double* level_bandwidth_Bps = nullptr;  // levels, effective
   double tied_head_params = 0;
+  double overlap_slowdown = 0;    // GpuSpec::overlap_slowdown, for the overlaps priced per stage
+  bool moe_a2a_overlap = false;   // LayerTableConfig::moe_a2a_overlap
 
   NESTFAST_HD double sum(LayerColumn column, int first, int last) const {
     const double* p = prefix + static_cast<int>(column) * (layers + 1);
@@ -112,7 +136,8 @@ class LayerTable {
   // `values[c][i]` = column c of layer i; working_bytes[i] = the transient
   // peak while layer i runs (not summed: a range max).
   LayerTable(const std::array<std::vector<double>, kLayerColumns>& values, std::vector<double> output_bytes,
-             std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params = 0);
+             std::vector<double> working_bytes, std::vector<NetworkLevel> levels, double tied_head_params = 0,
+             double overlap_slowdown = 0, bool moe_a2a_overlap = false);
 
   int layers() const { return layers_; }  // L + 2
 
@@ -147,6 +172,8 @@ class LayerTable {
   std::vector<double> level_latency_s_;
   std::vector<double> level_bandwidth_Bps_;
   double tied_head_params_ = 0;
+  double overlap_slowdown_ = 0;
+  bool moe_a2a_overlap_ = false;
 };
 
 LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster, const LayerTableConfig& config);

@@ -165,7 +165,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   if (!model.linear_bias) a.add("--disable-bias-linear");
   // The priced vocabulary is the preset's; Megatron pads it to a multiple of this times tp.
   a.add("--make-vocab-size-divisible-by", 1);
-  a.add("--attention-backend", plan.flash_attention ? "flash" : "unfused");
+  a.add("--attention-backend", plan.attention == Attention::Flash ? "flash" : "unfused");
   if (model.dtype_bytes == 2) a.add("--bf16");
 
   if (moe) {
@@ -175,6 +175,9 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     if (model.moe.shared_experts > 0)
       a.add("--moe-shared-expert-intermediate-size", model.moe.shared_experts * model.moe.expert_ffn_hidden);
     a.add("--moe-layer-freq", moe_layer_pattern(model));
+    // The price is an all-to-all among the ep ranks; Megatron's default
+    // dispatcher is an all-gather (transformer_config.py:891).
+    if (plan.ep > 1) a.add("--moe-token-dispatcher-type", "alltoall");
   }
 
   if (plan.pp > 1 && !plan.stages.empty() && !default_split(model, plan)) {
@@ -198,6 +201,17 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     a.add("--data-parallel-sharding-strategy", plan.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
     a.add("--ckpt-format", "fsdp_dtensor");
   }
+  // Exactly the overlaps the price assumes (effective_overlap: the ones
+  // Megatron-LM runs for this plan). p2p overlap is Megatron's default when
+  // interleaved (arguments.py:3118).
+  const Overlap overlap = effective_overlap(plan);
+  if (overlap.grad_reduce) a.add("--overlap-grad-reduce");
+  if (overlap.param_gather) a.add("--overlap-param-gather");
+  if (overlap.tp_comm) a.add("--tp-comm-overlap");
+  if (plan.vpp > 1 && !overlap.p2p) a.add("--no-overlap-p2p-communication");
+  // transformer_config.py:3021 refuses it with full recompute; a fully
+  // recomputed stage is priced with the all-to-alls serial (stage_cost_kernel.hpp).
+  if (overlap.moe_a2a && first.recompute != Recompute::Full) a.add("--overlap-moe-expert-parallel-comm");
   out.arguments = a.take();
 
   if (fsdp) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", ""});

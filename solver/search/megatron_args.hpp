@@ -11,9 +11,11 @@
 // sharding, and uneven stages as --pipeline-model-parallel-layout ("E" the
 // embedding, "t" a block, "L" the head and loss, "|" between model chunks).
 // It carries no data, tokenizer, learning-rate or checkpoint paths: the
-// launch file adds those as variables. No overlap flag is emitted because
-// the price assumes no overlap (DP sync, TP, p2p serial), and Megatron's
-// defaults run exactly that.
+// launch file adds those as variables. The overlap flags are exactly the
+// overlaps the price assumes (effective_overlap in execution.hpp):
+// --overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap,
+// --no-overlap-p2p-communication (interleaved without p2p overlap) and
+// --overlap-moe-expert-parallel-comm.
 #include <string>
 #include <utility>
 #include <vector>

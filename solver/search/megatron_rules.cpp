@@ -74,13 +74,15 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
 
   check(!(moe && e.tp > 1) || e.sp, MegatronRule::MoeTpNeedsSequenceParallel);
   check(e.cp == 1 || seq % (2 * e.cp) == 0, MegatronRule::CpSeqMultiple);
-  check(e.cp == 1 || e.flash_attention, MegatronRule::CpNeedsFusedAttention);
+  check(e.cp == 1 || e.attention == Attention::Flash, MegatronRule::CpNeedsFusedAttention);
   check(e.dp * e.micro_batch > 0 && e.global_batch % (e.dp * e.micro_batch) == 0, MegatronRule::GlobalBatchDivisible);
   if (e.vpp > 1) {
-    check(e.pp > 1, MegatronRule::InterleavedNeedsPp);
+    check(e.pp > (effective_overlap(e).p2p ? 1 : 2), MegatronRule::InterleavedNeedsPp);
     const int m = e.dp * e.micro_batch > 0 ? e.global_batch / (e.dp * e.micro_batch) : 0;
     check(e.pp <= m && m % e.pp == 0, MegatronRule::InterleavedMicroBatches);
   }
+  // The emitted line's --overlap-moe-expert-parallel-comm runs in bf16/fp16 only.
+  if (effective_overlap(e).moe_a2a) check(model.dtype_bytes == 2, MegatronRule::MoeA2aOverlap);
   if (e.zero_stage >= 2) check(e.pp == 1 || policy.allow_fsdp_with_pipeline, MegatronRule::FsdpWithoutPipeline);
 
   if (!e.stages.empty()) {

@@ -73,6 +73,14 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--moe-shared-expert-intermediate-size", FlagKind::Int, "",
      "megatron/core/transformer/transformer_config.py:701"},
     {"--moe-layer-freq", FlagKind::Text, "", "megatron/training/arguments.py:3520"},
+    {"--moe-token-dispatcher-type", FlagKind::Choice, "allgather|alltoall|flex",
+     "megatron/core/transformer/transformer_config.py:891"},
+    // Communication overlapped with compute.
+    {"--overlap-grad-reduce", FlagKind::Switch, "", "megatron/training/arguments.py:3121"},
+    {"--overlap-param-gather", FlagKind::Switch, "", "megatron/training/arguments.py:3148"},
+    {"--tp-comm-overlap", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:265"},
+    {"--no-overlap-p2p-communication", FlagKind::Switch, "", "megatron/training/arguments.py:3118"},
+    {"--overlap-moe-expert-parallel-comm", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:343"},
     // Recompute.
     {"--recompute-granularity", FlagKind::Choice, "full|selective",
      "megatron/core/transformer/transformer_config.py:532"},
@@ -117,6 +125,10 @@ enum class MegatronRule {
   FsdpConnections,           // Megatron-FSDP: CUDA_DEVICE_MAX_CONNECTIONS != 1
   FsdpWithoutPipeline,       // Megatron-FSDP with pp > 1: no upstream test runs it (policy)
   TpCpConnections,           // tp or cp > 1 (Hopper and before, no FSDP): CUDA_DEVICE_MAX_CONNECTIONS=1
+  ParamGatherOverlap,        // --overlap-param-gather: distributed optimizer or FSDP, and --overlap-grad-reduce
+  TpCommOverlap,             // --tp-comm-overlap: sequence parallelism
+  MoeA2aOverlap,             // --overlap-moe-expert-parallel-comm: ep > 1, interleaving when pp > 1, the
+                             // all-to-all dispatcher, no full recompute, bf16
 };
 
 struct MegatronRuleText {
@@ -180,6 +192,13 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
      "pp = 1 unless --allow-fsdp-pp"},
     {MegatronRule::TpCpConnections, "megatron/training/arguments.py:1477",
      "tp or cp > 1 on Hopper and earlier (without FSDP) needs CUDA_DEVICE_MAX_CONNECTIONS=1"},
+    {MegatronRule::ParamGatherOverlap, "megatron/training/arguments.py:1024",
+     "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP, and --overlap-grad-reduce"},
+    {MegatronRule::TpCommOverlap, "megatron/training/arguments.py:1441",
+     "--tp-comm-overlap needs sequence parallelism"},
+    {MegatronRule::MoeA2aOverlap, "megatron/core/transformer/transformer_config.py:3002",
+     "--overlap-moe-expert-parallel-comm needs ep > 1, a virtual pipeline when pp > 1, the alltoall (or flex) "
+     "token dispatcher, bf16 or fp16, and no full recompute"},
 };
 
 const MegatronRuleText& megatron_rule(MegatronRule rule);

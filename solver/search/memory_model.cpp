@@ -14,4 +14,24 @@ double stash_depth(int rank, int pp, int vpp, int micro_batches) {
   return static_cast<double>(chunk_microbatches) / vpp;
 }
 
+double interleaved_stash_depth(int rank, int pp, int vpp, int micro_batches, const std::vector<double>& chunk_stash) {
+  double per_microbatch = 0;
+  for (double bytes : chunk_stash) per_microbatch += bytes;
+  if (vpp == 1 || per_microbatch <= 0) return stash_depth(rank, pp, vpp, micro_batches);
+  const int total = micro_batches * vpp;
+  const int warmup = std::min(2 * (pp - rank - 1) + (vpp - 1) * pp, total);
+  const auto forward_chunk = [&](int k) { return chunk_stash[static_cast<std::size_t>((k / pp) % vpp)]; };
+  const auto backward_chunk = [&](int k) { return chunk_stash[static_cast<std::size_t>(vpp - 1 - (k / pp) % vpp)]; };
+  double held = 0;
+  double peak = 0;
+  for (int k = 0; k < warmup; ++k) held += forward_chunk(k);
+  peak = held;
+  for (int step = 0; step + warmup < total; ++step) {
+    held += forward_chunk(warmup + step);
+    peak = std::max(peak, held);
+    held -= backward_chunk(step);
+  }
+  return peak / per_microbatch;
+}
+
 }  // namespace nestfast

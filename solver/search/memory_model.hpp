@@ -11,6 +11,8 @@
 //   stage 1 divides the optimizer state by d, stage 2 also the grads,
 //   stage 3 also the weights.
 #include "solver/cluster/host_device.hpp"
+#include <vector>
+
 #include "solver/search/execution.hpp"
 
 namespace nestfast {
@@ -66,5 +68,16 @@ ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage,
 //   vpp > 1: min(2 (pp - rank - 1) + (vpp - 1) pp + 1, m vpp) / vpp
 //            (Megatron-LM's interleaved warm-up, in chunk-micro-batches)
 double stash_depth(int rank, int pp, int vpp, int micro_batches);
+
+// The same depth when the rank's vpp chunks stash different amounts per
+// micro-batch (chunk_stash[c], bytes; an embedding-only or head-only chunk
+// stashes little): Megatron-LM's interleaved order is followed step by step
+// (schedules.py: warm-up of 2 (pp - rank - 1) + (vpp - 1) pp forward chunks,
+// then one forward and one backward per step; forward k runs chunk
+// (k / pp) % vpp, backward k chunk vpp - 1 - (k / pp) % vpp), and the peak of
+// the stashed bytes is divided by the rank's summed per-micro-batch stash,
+// so stash bytes = depth x that sum. Equals stash_depth() for equal chunks
+// and for vpp = 1.
+double interleaved_stash_depth(int rank, int pp, int vpp, int micro_batches, const std::vector<double>& chunk_stash);
 
 }  // namespace nestfast

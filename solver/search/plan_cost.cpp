@@ -7,6 +7,7 @@
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
+#include "solver/search/memory_model.hpp"
 #include "solver/search/pipeline_time.hpp"
 
 namespace nestfast {
@@ -42,6 +43,7 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
   cost.hbm_bytes = static_cast<double>(cluster.gpu.hbm_bytes);
   cost.ranks.resize(static_cast<std::size_t>(pp));
   std::vector<StageFootprint> footprints(static_cast<std::size_t>(pp));
+  std::vector<std::vector<double>> chunk_stash(static_cast<std::size_t>(pp));  // per rank, its chunks in order
   double recompute_flops = 0;
   for (std::size_t i = 0; i < execution.stages.size(); ++i) {
     const StagePlan& stage = execution.stages[i];
@@ -50,8 +52,10 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     rank.layers += stage.last_layer - stage.first_layer + 1;
     rank.time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
                             stage.recompute_layers);
-    footprints[i % static_cast<std::size_t>(pp)] += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute,
-                                 stage.recompute_layers);
+    const StageFootprint chunk =
+        stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute, stage.recompute_layers);
+    footprints[i % static_cast<std::size_t>(pp)] += chunk;
+    chunk_stash[i % static_cast<std::size_t>(pp)].push_back(chunk.stash_bytes_per_microbatch);
     if (stage.recompute == Recompute::Selective)
       recompute_flops += table.sum(LayerColumn::RecomputeSelectiveFlops, stage.first_layer, stage.last_layer);
     if (stage.recompute == Recompute::Full)
@@ -69,9 +73,9 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     rank.rank = r;
     rank.first_device = layout.rank_first_device[static_cast<std::size_t>(r)];
     rank.time_per_microbatch_s = rank.time.total_s();
-    rank.stash_microbatches = stash_depth(r, pp, execution.vpp, m);
+    rank.stash_microbatches = interleaved_stash_depth(r, pp, execution.vpp, m, chunk_stash[static_cast<std::size_t>(r)]);
     rank.memory = stage_memory(replicas, footprint, rank.stash_microbatches);
-    rank.sync = sync_time(replicas, footprint.dense_params, footprint.expert_params);
+    rank.sync = sync_time(replicas, footprint);
     if (rank.time_per_microbatch_s > bottleneck) {
       bottleneck = rank.time_per_microbatch_s;
       cost.bottleneck_rank = r;

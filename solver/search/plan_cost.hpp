@@ -6,8 +6,8 @@
 //   t_r  = sum over the stages on pipeline rank r of stage_time().total_s()
 //          (forward + backward + recompute + TP/CP/EP comm + ZeRO-3 gathers
 //          + the incoming p2p, per micro-batch; stage_cost.hpp)
-//   S_r  = sync_time(dense and expert params of rank r).total_s()
-//          (non-overlapped dp gradient sync + optimizer step)
+//   S_r  = sync_time(rank r's footprint).total_s()
+//          (the dp gradient sync the step waits for + optimizer step)
 //   T    = (m + (pp - 1) / vpp) * max_r t_r  +  max_r S_r
 //   feasible  <=>  for every rank r: stage_memory(...).total_bytes() <= HBM
 //

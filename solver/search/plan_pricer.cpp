@@ -9,20 +9,24 @@
 namespace nestfast::search {
 
 RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, const ReplicaContext& replicas,
-                     double stash_microbatches, double hbm_bytes) {
+                     double hbm_bytes) {
   StageTime time;
   StageFootprint footprint;
+  std::vector<double> chunk_stash;
   for (std::size_t i = static_cast<std::size_t>(rank); i < plan.stages.size(); i += static_cast<std::size_t>(plan.pp)) {
     const StagePlan& stage = plan.stages[i];
     time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
-                            stage.recompute_layers);
-    footprint += stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute,
-                                 stage.recompute_layers);
+                       stage.recompute_layers);
+    const StageFootprint chunk =
+        stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute, stage.recompute_layers);
+    footprint += chunk;
+    chunk_stash.push_back(chunk.stash_bytes_per_microbatch);
   }
+  const double depth = interleaved_stash_depth(rank, plan.pp, plan.vpp, plan.micro_batches(), chunk_stash);
   RankPrice price;
   price.time_s = time.total_s();
-  price.sync_s = sync_time(replicas, footprint.dense_params, footprint.expert_params).total_s();
-  price.fits = !(stage_memory(replicas, footprint, stash_microbatches).total_bytes() > hbm_bytes);
+  price.sync_s = sync_time(replicas, footprint).total_s();
+  price.fits = !(stage_memory(replicas, footprint, depth).total_bytes() > hbm_bytes);
   return price;
 }
 
@@ -36,7 +40,7 @@ PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const E
   double worst_sync = -1;
   const double hbm = static_cast<double>(problem.cluster.gpu.hbm_bytes);
   for (int r = 0; r < plan.pp; ++r) {
-    const RankPrice rank = price_rank(plan, r, table, replicas, stash_depth(r, plan.pp, plan.vpp, micro_batches), hbm);
+    const RankPrice rank = price_rank(plan, r, table, replicas, hbm);
     bottleneck = std::max(bottleneck, rank.time_s);
     worst_sync = std::max(worst_sync, rank.sync_s);
     if (!rank.fits) price.feasible = false;

@@ -27,7 +27,7 @@ struct RankPrice {
 };
 
 RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, const ReplicaContext& replicas,
-                     double stash_microbatches, double hbm_bytes);
+                     double hbm_bytes);
 
 // `plan` must be valid for `layout` (derived fields filled).
 PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const ExecutionLayout& layout,

@@ -22,8 +22,10 @@ std::string layout_key(const DpInstance& s) {
 
 std::string table_key(const LayerTableConfig& config) {
   std::string key = join(config.tp, config.cp, config.ep, config.sp ? 1 : 0, config.micro_batch, config.seq_len,
-                         static_cast<int>(config.a2a), config.expert_imbalance, config.flash_attention ? 1 : 0);
-  for (const GroupShape* group : {&config.tp_group, &config.cp_group, &config.ep_group}) {
+                         static_cast<int>(config.a2a), config.expert_imbalance, static_cast<int>(config.attention), config.causal ? 1 : 0,
+                         config.tp_comm_overlap ? 1 : 0, config.moe_a2a_overlap ? 1 : 0);
+  for (const GroupShape* group : {&config.tp_group, &config.cp_group, &config.ep_group, &config.dense_dp_group,
+                                  &config.expert_dp_group}) {
     key += '|';
     for (int fanout : group->fanout) key += join(fanout);
   }
@@ -45,13 +47,23 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.ep_group.fanout = {instance.ep};
   config.a2a = problem.a2a;
   config.expert_imbalance = problem.expert_imbalance;
-  config.flash_attention = uses_flash_attention(problem, instance.cp);
+  config.attention = plan_attention(problem.framework, problem.attention, instance.cp);
+  config.causal = problem.model.causal;
   return build_layer_table(problem.model, problem.cluster, config);
 }
 
 double sync_floor(const ReplicaContext& replicas, const LayerTable& table, int pp) {
-  const double dense = table.sum(LayerColumn::DenseParams, 0, table.layers() - 1);
-  return sync_time(replicas, dense / pp, 0).total_s() * (1 - 1e-9);
+  StageFootprint least;
+  least.dense_params = table.sum(LayerColumn::DenseParams, 0, table.layers() - 1) / pp;
+  // Every rank's first layer exposes its own bucket: at least the smallest one.
+  least.grad_all_reduce_first_s = least.grad_reduce_scatter_first_s = least.param_gather_first_s = kDpInfinity;
+  for (int layer = 0; layer < table.layers(); ++layer) {
+    least.grad_all_reduce_first_s = std::min(least.grad_all_reduce_first_s, table.value(LayerColumn::GradAllReduce, layer));
+    least.grad_reduce_scatter_first_s =
+        std::min(least.grad_reduce_scatter_first_s, table.value(LayerColumn::GradReduceScatter, layer));
+    least.param_gather_first_s = std::min(least.param_gather_first_s, table.value(LayerColumn::ParamAllGather, layer));
+  }
+  return sync_time(replicas, least).total_s() * (1 - 1e-9);
 }
 
 double pipeline_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table) {

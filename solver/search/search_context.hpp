@@ -68,8 +68,9 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
 double memory_floor(const SolveProblem& problem, const DpInstance& instance, const LayerTable& table);
 
 // A DP-sync + optimizer time no plan beats: the most loaded rank holds at
-// least 1/pp of the dense parameters, and sync_time grows with both its
-// arguments. Shaved by 1e-9 relative against rounding.
+// least 1/pp of the dense parameters and exposes at least the smallest
+// layer's own bucket, and sync_time grows with every part of its footprint.
+// Shaved by 1e-9 relative against rounding.
 double sync_floor(const ReplicaContext& replicas, const LayerTable& table, int pp);
 
 // The pipeline time of max(all compute / pp, the largest layer's compute),

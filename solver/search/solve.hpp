@@ -51,14 +51,17 @@ struct SolveProblem {
   // What the plans must run on (execution.hpp). Under MegatronCore the space
   // is what Megatron-LM runs as emitted (megatron_rules.hpp).
   Framework framework = Framework::Nest;
-  // Fused (flash) attention for every plan. Under MegatronCore a plan with
-  // cp > 1 is priced with it whatever this says: context parallelism runs
-  // only in TransformerEngine's fused attention (uses_flash_attention).
-  bool flash_attention = false;
+  // The attention every plan runs (Megatron-Core + TransformerEngine: fused).
+  // Under MegatronCore a plan with cp > 1 is priced fused whatever this says:
+  // context parallelism runs only in TransformerEngine's fused attention
+  // (plan_attention).
+  Attention attention = Attention::Flash;
+  Overlap overlap;  // the overlaps every plan is priced with (as far as effective_overlap lets it run them)
 };
 
-// The attention a plan of `problem` with context-parallel degree `cp` runs.
-bool uses_flash_attention(const SolveProblem& problem, int cp);
+// The attention a plan with context-parallel degree `cp` runs when `asked`
+// is wanted: under MegatronCore cp > 1 runs only fused (CpNeedsFusedAttention).
+Attention plan_attention(Framework framework, Attention asked, int cp);
 
 struct DpInstance {
   std::uint64_t ordinal = 0;  // position in enumerate_instances' order; the tie-break

@@ -15,6 +15,10 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   context.step_bytes_per_param =
       execution.optimizer == Optimizer::Adam ? kAdamStepBytesPerParam : kSgdStepBytesPerParam;
   context.hbm_step_Bps = cluster.gpu.hbm_bandwidth_Bps * cluster.gpu.hbm_efficiency;
+  const Overlap overlap = effective_overlap(execution);
+  context.grad_overlap = overlap.grad_reduce;
+  context.param_overlap = overlap.param_gather;
+  context.p2p_overlap = overlap.p2p;
   return context;
 }
 
@@ -41,6 +45,15 @@ StageFootprint& StageFootprint::operator+=(const StageFootprint& other) {
   expert_params += other.expert_params;
   stash_bytes_per_microbatch += other.stash_bytes_per_microbatch;
   working_bytes = std::max(working_bytes, other.working_bytes);
+  if (chunks == 0) {
+    grad_all_reduce_first_s = other.grad_all_reduce_first_s;
+    grad_reduce_scatter_first_s = other.grad_reduce_scatter_first_s;
+    param_gather_first_s = other.param_gather_first_s;
+  }
+  grad_all_reduce_rest_s += other.grad_all_reduce_rest_s;
+  grad_reduce_scatter_rest_s += other.grad_reduce_scatter_rest_s;
+  param_gather_rest_s += other.param_gather_rest_s;
+  chunks += other.chunks;
   return *this;
 }
 
@@ -53,8 +66,8 @@ StageMemory stage_memory(const ReplicaContext& replicas, const StageFootprint& f
   return stage_kernel::stage_memory(replicas, footprint, stash_microbatches);
 }
 
-SyncTime sync_time(const ReplicaContext& replicas, double dense_params, double expert_params) {
-  return stage_kernel::sync_time(replicas, dense_params, expert_params);
+SyncTime sync_time(const ReplicaContext& replicas, const StageFootprint& footprint) {
+  return stage_kernel::sync_time(replicas, footprint);
 }
 
 }  // namespace nestfast

@@ -6,7 +6,7 @@
 //
 // The objective they build (plan_cost.hpp repeats it):
 //   t_r  = sum over the rank's stages of stage_time(...).total_s()      (per micro-batch)
-//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  max_r sync_time(rank r's params)
+//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  max_r sync_time(rank r's footprint)
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -29,10 +29,11 @@ StageFootprint stage_footprint(const LayerTable& table, int first_layer, int las
 // summed) with `stash_microbatches` = stash_depth(rank, ...).
 StageMemory stage_memory(const ReplicaContext& replicas, const StageFootprint& footprint, double stash_microbatches);
 
-// Once per iteration on a rank: gradient sync that is not overlapped
-// (all-reduce, or reduce-scatter + all-gather of the weights under ZeRO >= 1)
-// over the dense and the expert dp groups, plus the optimizer step
-// (HBM-bound) on the rank's shard.
-SyncTime sync_time(const ReplicaContext& replicas, double dense_params, double expert_params);
+// Once per iteration on a rank holding `footprint` (its stages summed):
+// the gradient sync the step waits for (all-reduce, or reduce-scatter +
+// all-gather of the weights under ZeRO >= 1, over the dense and the expert
+// dp groups; with overlap only what the neighbouring layers' compute does
+// not hide), plus the optimizer step (HBM-bound) on the rank's shard.
+SyncTime sync_time(const ReplicaContext& replicas, const StageFootprint& footprint);
 
 }  // namespace nestfast

@@ -11,11 +11,13 @@
 #include "solver/search/execution.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/memory_model.hpp"
+#include "solver/search/overlap.hpp"
 
 namespace nestfast {
 
-// Everything about the data-parallel replicas a stage's cost needs, as plain
-// data (replica_context() in stage_cost.hpp fills it).
+// Everything about the data-parallel replicas a stage's cost needs, and the
+// plan-wide switches priced per stage, as plain data (replica_context() in
+// stage_cost.hpp fills it).
 struct ReplicaContext {
   FlatGroup dense_dp_group;   // dp * cp ranks
   FlatGroup expert_dp_group;  // dp / ep * cp ranks
@@ -25,6 +27,9 @@ struct ReplicaContext {
   double state_bytes_per_param = kAdamStateBytesPerParam;  // optimizer state
   double step_bytes_per_param = kAdamStepBytesPerParam;    // HBM traffic of the optimizer step
   double hbm_step_Bps = 1;  // hbm_bandwidth_Bps * hbm_efficiency
+  bool grad_overlap = false;   // Overlap::grad_reduce: per-layer buckets behind the backward
+  bool param_overlap = false;  // Overlap::param_gather: per-layer weight gathers behind the forward
+  bool p2p_overlap = false;    // Overlap::p2p with interleaving (vpp > 1)
 };
 
 // Per micro-batch. forward_s + backward_s + p2p_s is the stage's share of t_r.
@@ -46,14 +51,31 @@ struct StageTime {
   StageTime& operator+=(const StageTime& other);  // part by part: the stages of one pipeline rank
 };
 
-// What a stage puts on its device, before stash depth and ZeRO are applied.
+// What a stage puts on its device, before stash depth and ZeRO are applied,
+// and what its parameters' overlapped DP collectives leave exposed.
 struct StageFootprint {
   double dense_params = 0;
   double expert_params = 0;
   double stash_bytes_per_microbatch = 0;  // under the stage's recompute mode
   double working_bytes = 0;               // max over its layers
 
-  StageFootprint& operator+=(const StageFootprint& other);  // sums; working = max
+  // The overlapped DP collectives (layer_table.hpp's Grad*/Param* columns):
+  // `first` is the collective of the stage's first layer, which nothing
+  // hides (it is the last backward and the first forward of the stage),
+  // `rest` the exposed part of every other layer's.
+  double grad_all_reduce_first_s = 0;
+  double grad_all_reduce_rest_s = 0;
+  double grad_reduce_scatter_first_s = 0;
+  double grad_reduce_scatter_rest_s = 0;
+  double param_gather_first_s = 0;
+  double param_gather_rest_s = 0;
+  int chunks = 0;  // stages summed into this footprint
+
+  // Sums; working = max. Summed over a pipeline rank's chunks in stage
+  // order, only the first chunk's first layer stays exposed: the others end
+  // their last backward (and start their first forward) with the first
+  // chunk's pipeline-deep backward (forward) still to run beside them.
+  StageFootprint& operator+=(const StageFootprint& other);
 };
 
 struct StageMemory {
@@ -107,14 +129,34 @@ NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const Repli
     time.recompute_s = table.sum(LayerColumn::RecomputeFull, a, recompute_last(a, b, recompute, recompute_layers));
   time.tp_comm_s = table.sum(LayerColumn::ForwardTp, a, b) + table.sum(LayerColumn::BackwardTp, a, b);
   time.cp_comm_s = table.sum(LayerColumn::ForwardCp, a, b) + table.sum(LayerColumn::BackwardCp, a, b);
-  time.ep_comm_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
+  // Megatron's EP all-to-all overlap refuses full recompute (transformer_config.py).
+  if (table.moe_a2a_overlap && recompute != Recompute::Full)
+    time.ep_comm_s = table.sum(LayerColumn::EpOverlapped, a, b);
+  else
+    time.ep_comm_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
   if (replicas.zero_stage >= 3) {
-    const double gather =
-        group_half_seconds(replicas.dense_dp_group, dense_params(table, a, b) * kWeightBytesPerParam) +
-        group_half_seconds(replicas.expert_dp_group, table.sum(LayerColumn::ExpertParams, a, b) * kWeightBytesPerParam);
-    time.zero3_gather_s = 2 * gather;  // once for the forward, once for the backward
+    if (replicas.param_overlap) {
+      // Prefetched one layer ahead: forward in layer order, backward in reverse.
+      time.zero3_gather_s = table.sum(LayerColumn::ParamAllGather, a, a) +
+                            table.sum(LayerColumn::ParamAllGatherExposed, a + 1, b) +
+                            table.sum(LayerColumn::ParamAllGather, b, b) +
+                            table.sum(LayerColumn::ParamAllGatherExposedBackward, a, b - 1);
+    } else {
+      const double gather =
+          group_half_seconds(replicas.dense_dp_group, dense_params(table, a, b) * kWeightBytesPerParam) +
+          group_half_seconds(replicas.expert_dp_group,
+                             table.sum(LayerColumn::ExpertParams, a, b) * kWeightBytesPerParam);
+      time.zero3_gather_s = 2 * gather;  // once for the forward, once for the backward
+    }
   }
-  if (boundary_level >= 0) time.p2p_s = 2 * table.p2p_time(boundary_level, table.output_bytes[a - 1]);
+  if (boundary_level >= 0) {
+    time.p2p_s = 2 * table.p2p_time(boundary_level, table.output_bytes[a - 1]);
+    // Interleaved 1F1B posts the chunk's receive early and sends
+    // asynchronously: the transfer hides behind the chunk's compute.
+    if (replicas.p2p_overlap) {
+      time.p2p_s = exposed_seconds(time.p2p_s, time.forward_compute_s + time.backward_compute_s, table.overlap_slowdown);
+    }
+  }
   return time;
 }
 
@@ -130,6 +172,13 @@ NESTFAST_HD inline StageFootprint stage_footprint(const LayerTableView& table, i
   footprint.stash_bytes_per_microbatch = table.sum(stash, first, covered);
   if (covered < last) footprint.stash_bytes_per_microbatch += table.sum(LayerColumn::StashNone, covered + 1, last);
   footprint.working_bytes = table.max_working_bytes(first, last);
+  footprint.grad_all_reduce_first_s = table.sum(LayerColumn::GradAllReduce, first, first);
+  footprint.grad_all_reduce_rest_s = table.sum(LayerColumn::GradAllReduceExposed, first + 1, last);
+  footprint.grad_reduce_scatter_first_s = table.sum(LayerColumn::GradReduceScatter, first, first);
+  footprint.grad_reduce_scatter_rest_s = table.sum(LayerColumn::GradReduceScatterExposed, first + 1, last);
+  footprint.param_gather_first_s = table.sum(LayerColumn::ParamAllGather, first, first);
+  footprint.param_gather_rest_s = table.sum(LayerColumn::ParamAllGatherExposed, first + 1, last);
+  footprint.chunks = 1;
   return footprint;
 }
 
@@ -158,11 +207,39 @@ NESTFAST_HD inline double group_sync(const FlatGroup& group, int zero_stage, dou
   return scatter + group_half_seconds(group, params * kWeightBytesPerParam);
 }
 
-NESTFAST_HD inline SyncTime sync_time(const ReplicaContext& replicas, double dense_params, double expert_params) {
+// The DP sync of a rank's parameters that the step waits for.
+//  - No overlap: one collective over all of them after the last backward
+//    (group_sync), as Megatron without --overlap-grad-reduce runs it.
+//  - --overlap-grad-reduce: layer-sized buckets, each behind the backward of
+//    the layer processed after it; the first layer's bucket is exposed.
+//  - ZeRO >= 1 with --overlap-param-gather: the updated weights are gathered
+//    layer by layer behind the next forward (ZeRO-1/2; ZeRO-3 gathers per
+//    micro-batch in stage_time instead); without it, one all-gather after
+//    the optimizer step.
+NESTFAST_HD inline SyncTime sync_time(const ReplicaContext& replicas, const StageFootprint& footprint) {
+  const double dense_params = footprint.dense_params;
+  const double expert_params = footprint.expert_params;
+  const int zero = replicas.zero_stage;
   SyncTime time;
-  time.dp_sync_s = group_sync(replicas.dense_dp_group, replicas.zero_stage, dense_params) +
-                   group_sync(replicas.expert_dp_group, replicas.zero_stage, expert_params);
-  const bool sharded = replicas.zero_stage >= 1;
+  if (!replicas.grad_overlap) {
+    time.dp_sync_s = group_sync(replicas.dense_dp_group, zero, dense_params) +
+                     group_sync(replicas.expert_dp_group, zero, expert_params);
+  } else {
+    if (zero == 0) {
+      time.dp_sync_s = footprint.grad_all_reduce_first_s + footprint.grad_all_reduce_rest_s;
+    } else {
+      time.dp_sync_s = footprint.grad_reduce_scatter_first_s + footprint.grad_reduce_scatter_rest_s;
+    }
+    if (zero == 1 || zero == 2) {
+      if (replicas.param_overlap) {
+        time.dp_sync_s += footprint.param_gather_first_s + footprint.param_gather_rest_s;
+      } else {
+        time.dp_sync_s += group_half_seconds(replicas.dense_dp_group, dense_params * kWeightBytesPerParam) +
+                          group_half_seconds(replicas.expert_dp_group, expert_params * kWeightBytesPerParam);
+      }
+    }
+  }
+  const bool sharded = zero >= 1;
   const double owned = dense_params / (sharded ? replicas.dense_dp_size : 1) +
                        expert_params / (sharded ? replicas.expert_dp_size : 1);
   const double step_bytes = owned * replicas.step_bytes_per_param;

@@ -77,7 +77,7 @@ struct DpStageOracle {
   // DP sync + optimizer step of the stage's parameters (what max_r S_r takes).
   NESTFAST_HD double params(int a, int b) const {
     const StageFootprint footprint = stage_kernel::stage_footprint(table, a, b - 1, Recompute::None);
-    return stage_kernel::sync_time(replicas, footprint.dense_params, footprint.expert_params).total_s();
+    return stage_kernel::sync_time(replicas, footprint).total_s();
   }
 
   // Compute of [a, b) (forward + backward GEMMs and memory-bound ops): every

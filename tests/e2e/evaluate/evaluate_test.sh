@@ -23,6 +23,7 @@ d = json.load(open(sys.argv[1]))
 for key in ("iteration_time_s", "tokens_per_s", "mfu", "feasible", "memory_peak_bytes", "stages", "breakdown"):
     assert key in d, key
 assert d["plan"]["dp"] == 8, d["plan"]
+assert d["plan"]["attention"] == "flash" and d["plan"]["overlap"] == "all", d["plan"]  # Megatron-Core's defaults
 assert d["feasible"] is True
 assert 0.2 < d["mfu"] < 0.7, d["mfu"]
 assert len(d["stages"]) == 16 and all(s["memory_bytes"] > 0 for s in d["stages"])
@@ -62,7 +63,25 @@ assert d["plan"]["recompute"] == "mixed"
 assert d["stages"][0]["activations_bytes"] > d["stages"][1]["activations_bytes"]
 PY
 
-# 6. Bad input: one line on stderr naming the flag, exit 2.
+# 6. More chunks than blocks: Llama 3 405B as its paper ran it (pp 16 x 8 chunks over 126
+#    blocks, the first chunk the embedding alone, the last the head alone) fits an 80 GB H100.
+"$NESTFAST" evaluate --model llama3-405b --cluster h100-roce-llama3 --gpus 8192 --tp 8 --pp 16 --vpp 8 --sp on \
+  --zero 2 --gbs 2048 --mbs 1 --json > "$TEST_TMPDIR/llama3.json"
+python3 - "$TEST_TMPDIR/llama3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["feasible"] is True, d["infeasible_reason"]
+first, last = d["stages"][0]["chunks"][0], d["stages"][-1]["chunks"][-1]
+assert (first["first_layer"], first["last_layer"]) == (0, 0), first
+assert (last["first_layer"], last["last_layer"]) == (127, 127), last
+assert "--attention-backend flash" in d["megatron_args"] and "--overlap-grad-reduce" in d["megatron_args"], d["megatron_args"]
+PY
+# ... and unfused attention with no overlap is slower and prints what it was priced with.
+slower=$("$NESTFAST" evaluate "${gpt3[@]}" --recompute full --attention unfused --overlap none --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["plan"]["overlap"] == "none"; print(d["iteration_time_s"])')
+python3 -c "import json; d = json.load(open('$TEST_TMPDIR/plan.json')); assert d['iteration_time_s'] < $slower, ($slower, d['iteration_time_s'])"
+
+# 7. Bad input: one line on stderr naming the flag, exit 2.
 expect_bad() {
   local flag=$1; shift
   set +e
@@ -93,4 +112,7 @@ expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 
 sed 's/^bandwidth_GBps = 300/bandwidth_GBps = 0/' "$NESTFAST_SOURCE_DIR/jobs/presets/clusters/selene-a100.toml" \
   > "$TEST_TMPDIR/zero-bandwidth.toml"
 expect_bad "bandwidth_GBps" --model gpt3-175b --cluster "$TEST_TMPDIR/zero-bandwidth.toml" --gpus 8 --tp 8 --gbs 8
+expect_bad "--attention" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --attention fused
+expect_bad "--overlap" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --overlap grad,dp
+expect_bad "--overlap" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --overlap all,grad
 echo "evaluate e2e: ok"

@@ -8,7 +8,7 @@ tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 rm -rf "$tmp" && mkdir -p "$tmp"
 
 tables=$("$NESTFAST" presets)
-for title in "models (9)" "gpus (5)" "clusters (7)"; do
+for title in "models (10)" "gpus (5)" "clusters (7)"; do
   grep -qx "$title" <<<"$tables" || fail "no '$title' heading in: $tables"
 done
 for name in bert-large llama2-7b llama3-70b mixtral-8x7b gpt3-175b megatron-22b turing-530b megatron-1t deepseek-v3 \
@@ -19,7 +19,7 @@ done
 
 "$NESTFAST" presets --json >"$tmp/all.json"
 counts=$(python3 -c "import json,sys; d=json.load(sys.stdin); print(len(d['models']), len(d['gpus']), len(d['clusters']))" <"$tmp/all.json")
-[ "$counts" = "9 5 7" ] || fail "--json counts are '$counts', expected '9 5 7'"
+[ "$counts" = "10 5 7" ] || fail "--json counts are '$counts', expected '10 5 7'"
 hbm=$(python3 -c "import json,sys; d=json.load(sys.stdin); print([g['hbm_bytes'] for g in d['gpus'] if g['name']=='h100-sxm'][0])" <"$tmp/all.json")
 [ "$hbm" = "85899345920" ] || fail "h100-sxm hbm_bytes in --json is $hbm, expected 80 GiB in bytes"
 

@@ -22,6 +22,8 @@ ClusterSpec three_levels() {
   cluster.gpu.hbm_efficiency = 0.5;
   cluster.gpu.peak_flops_bf16 = 1e14;
   cluster.gpu.matmul_efficiency = {{1e9, 0.5}, {1e11, 0.9}};
+  cluster.gpu.fused_attention_efficiency_forward = 0.6;
+  cluster.gpu.fused_attention_efficiency_backward = 0.5;
   cluster.levels = {{"node", 8, 100e9, 1e-6, 1, 1, {}},    // 100 GB/s
                     {"rack", 4, 25e9, 5e-6, 2, 1, {}},     // 12.5 GB/s effective
                     {"spine", 0, 25e9, 1e-5, 4, 1, {}}};   // 6.25 GB/s effective
@@ -49,24 +51,45 @@ TEST(Collectives, FlatAllReducePicksTheCheaperAlgorithm) {
 
 TEST(Collectives, FlatAllGatherUsesOversubscribedBandwidth) {
   const ClusterSpec c = three_levels();
-  // 3 alpha + 3/4 * 1e9 / 12.5e9
-  EXPECT_NEAR(flat_all_gather_time(c.levels[1], 4, 1e9), 15e-6 + 0.06, kTolerance);
+  // min(ring 3, log 2) alpha + 3/4 * 1e9 / 12.5e9
+  EXPECT_NEAR(flat_all_gather_time(c.levels[1], 4, 1e9), 10e-6 + 0.06, kTolerance);
+  // n = 3: ring 2 = ceil(log2 3) = 2 steps
+  EXPECT_NEAR(flat_all_gather_time(c.levels[1], 3, 3e9), 10e-6 + 2.0 / 3 * 3e9 / 12.5e9, kTolerance);
+}
+
+// A reduce-scatter plus an all-gather of the same buffer (sequence
+// parallelism's pair, ZeRO's gradient scatter and weight gather) costs what
+// the all-reduce it replaces costs, on one level and across levels.
+TEST(Collectives, ReduceScatterPlusAllGatherCostsOneAllReduce) {
+  const ClusterSpec c = three_levels();
+  for (int n : {2, 3, 8, 33, 1000}) {
+    EXPECT_NEAR(2 * flat_all_gather_time(c.levels[2], n, 7e8), flat_all_reduce_time(c.levels[2], n, 7e8), kTolerance) << n;
+  }
+  for (const GroupShape& group : {GroupShape{{8, 4, 1}}, GroupShape{{1, 4, 16}}, GroupShape{{2, 1, 512}}}) {
+    EXPECT_NEAR(reduce_scatter_time(c, group, 3e9) + all_gather_time(c, group, 3e9), all_reduce_time(c, group, 3e9),
+                kTolerance);
+  }
+  // 1,024 replicas, one per node of a rack of 4 and 256 racks: the latency
+  // term is 2 + 8 steps per half (log2), not 3 + 255 (ring).
+  const GroupShape replicas{{1, 4, 256}};
+  EXPECT_NEAR(all_gather_time(c, replicas, 4e9), 2 * 5e-6 + 3.0 / 4 * 4e9 / 12.5e9 + 8 * 1e-5 + 255.0 / 256 * 1e9 / 6.25e9,
+              kTolerance);
 }
 
 TEST(Collectives, HierarchicalAllReduceAcrossTwoLevels) {
   const ClusterSpec c = three_levels();
-  // level 0 reduce-scatter + all-gather: 2 * (7e-6 + 7/8 * 1e9/1e11) = 0.017514
+  // level 0 reduce-scatter + all-gather: 2 * (3e-6 + 7/8 * 1e9/1e11) = 0.017506
   // level 1 all-reduce of 1e9/8 among 4: min(ring 30e-6, hd 20e-6) + 2*3/4*1.25e8/12.5e9 = 0.01502
-  EXPECT_NEAR(all_reduce_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.017514 + 0.01502, kTolerance);
+  EXPECT_NEAR(all_reduce_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.017506 + 0.01502, kTolerance);
   // Levels without fan-out are skipped: one device on each of 4 nodes of a rack.
   EXPECT_NEAR(all_reduce_time(c, GroupShape{{1, 4, 1}}, 1e9), 20e-6 + 2 * 0.75 * 1e9 / 12.5e9, kTolerance);
 }
 
 TEST(Collectives, HierarchicalAllGatherAndReduceScatter) {
   const ClusterSpec c = three_levels();
-  // level 0: 7e-6 + 7/8*1e9/1e11 = 0.008757; level 1 on 1.25e8: 15e-6 + 3/4*1.25e8/12.5e9 = 0.007515
-  EXPECT_NEAR(all_gather_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008757 + 0.007515, kTolerance);
-  EXPECT_NEAR(reduce_scatter_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008757 + 0.007515, kTolerance);
+  // level 0: 3e-6 (log2 8 < 7) + 7/8*1e9/1e11 = 0.008753; level 1 on 1.25e8: 10e-6 + 3/4*1.25e8/12.5e9 = 0.00751
+  EXPECT_NEAR(all_gather_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008753 + 0.00751, kTolerance);
+  EXPECT_NEAR(reduce_scatter_time(c, GroupShape{{8, 4, 1}}, 1e9), 0.008753 + 0.00751, kTolerance);
   EXPECT_EQ(all_gather_time(c, GroupShape{{1, 1, 1}}, 1e9), 0.0);
 }
 

@@ -162,8 +162,16 @@ TEST(LayerWork, FusedAttentionDropsTheScoreMatrix) {
   EXPECT_DOUBLE_EQ(fused.stash_bytes[0], sbh * 34.0 / 8 + 2048.0 * 2 * 4 * 4);
   EXPECT_DOUBLE_EQ(fused.stash_bytes[0], fused.stash_bytes[1]);
   EXPECT_EQ(fused.selective_recompute_flops, 0);
-  EXPECT_DOUBLE_EQ(fused.attention_backward_factor, 2.5);
+  // QK^T and AV of 2 sequences x 32/8 heads, 2048 x 2048 x 128 each, of
+  // which a causal kernel runs (1 + 128/2048)/2 = 17/32.
+  EXPECT_DOUBLE_EQ(fused.fused_attention_flops, 2.0 * 2048 * 2048 * 128 * 2 * (2 * 4) * 17.0 / 32);
+  Sharding encoder = s;
+  encoder.causal = false;
+  EXPECT_DOUBLE_EQ(layer_work(model, 1, encoder).fused_attention_flops, 2.0 * 2048 * 2048 * 128 * 2 * (2 * 4));
   const LayerWork unfused = layer_work(model, 1, shard(8, true, 2));
+  EXPECT_EQ(unfused.fused_attention_flops, 0);
+  EXPECT_EQ(fused.kernels, 10);    // 2 norms, QKV, attention, projection, 2 bias-dropout-adds, FC1, GeLU, FC2
+  EXPECT_EQ(unfused.kernels, 13);  // the unfused core is QK^T, softmax, dropout, AV
   EXPECT_LT(fused.attention_hbm_bytes, 0.1 * unfused.attention_hbm_bytes);
   EXPECT_DOUBLE_EQ(fused.model_flops, unfused.model_flops);
 }

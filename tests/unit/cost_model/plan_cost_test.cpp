@@ -44,7 +44,7 @@ TEST(PlanCost, IterationTimeIsTheDocumentedObjective) {
     t_max = std::max(t_max, stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
                                        stage.recompute).total_s());
     const StageFootprint footprint = stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute);
-    s_max = std::max(s_max, sync_time(replicas, footprint.dense_params, footprint.expert_params).total_s());
+    s_max = std::max(s_max, sync_time(replicas, footprint).total_s());
   }
   const int m = 64 / (4 * 2);
   EXPECT_DOUBLE_EQ(cost.iteration_time_s, (m + 3.0) * t_max + s_max);
@@ -55,6 +55,7 @@ TEST(PlanCost, BreakdownSumsToIterationTime) {
   const ModelSpec model = test::gpt_model(16, 4096, 32);
   Execution e = plan(2, 4, 8, 256, 1, Recompute::Full, 2);
   e.zero_stage = 3;
+  e.overlap = Overlap::none();  // every part shows, none hidden behind compute
   const PlanCost cost = evaluate_plan(model, test::a100_cluster(), e);
   const TimeBreakdown& b = cost.breakdown;
   const double sum = b.compute_s + b.recompute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.zero3_gather_s +
@@ -73,9 +74,19 @@ TEST(PlanCost, BreakdownSumsToIterationTime) {
 TEST(PlanCost, RecomputeTradesTimeForMemory) {
   const ModelSpec model = test::gpt_model(16, 4096, 32);
   const ClusterSpec cluster = test::a100_cluster();
-  const PlanCost none = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::None));
-  const PlanCost selective = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::Selective));
-  const PlanCost full = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::Full));
+  auto unfused = [](Execution e) {  // selective recompute is the unfused attention core
+    e.attention = Attention::Unfused;
+    return e;
+  };
+  const PlanCost none = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::None)));
+  const PlanCost selective = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::Selective)));
+  const PlanCost full = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::Full)));
+  // Fused attention keeps nothing of size s^2: selective recompute saves and costs nothing.
+  const PlanCost fused_none = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::None));
+  const PlanCost fused_selective = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::Selective));
+  EXPECT_EQ(fused_none.iteration_time_s, fused_selective.iteration_time_s);
+  EXPECT_EQ(fused_none.ranks[0].memory.activations_bytes, fused_selective.ranks[0].memory.activations_bytes);
+  EXPECT_LT(fused_none.ranks[0].memory.activations_bytes, none.ranks[0].memory.activations_bytes);
   EXPECT_LT(none.iteration_time_s, selective.iteration_time_s);
   EXPECT_LT(selective.iteration_time_s, full.iteration_time_s);
   EXPECT_GT(none.ranks[0].memory.activations_bytes, selective.ranks[0].memory.activations_bytes);

@@ -26,6 +26,8 @@ TEST(PublishedThroughput, Gpt3On1024SeleneGpusIsInThePublishedBand) {
   e.dp = 8;
   e.micro_batch = 1;
   e.global_batch = 1536;
+  e.attention = Attention::Unfused;  // the Megatron-LM of 2021
+  e.overlap = Overlap::none();
   e.stages = uniform_stages(model, compute_layout(cluster, e), e.pp, e.vpp, Recompute::Full);
   const PlanCost cost = evaluate_plan(model, cluster, e);
   ASSERT_TRUE(cost.feasible) << cost.infeasible_reason;

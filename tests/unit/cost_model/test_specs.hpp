@@ -45,6 +45,8 @@ inline ClusterSpec a100_cluster() {
   gpu.hbm_efficiency = 0.85;
   gpu.peak_flops_bf16 = 312e12;
   gpu.matmul_efficiency = {{1e7, 0.1}, {1e9, 0.5}, {1e11, 0.8}};
+  gpu.fused_attention_efficiency_forward = 0.6;
+  gpu.fused_attention_efficiency_backward = 0.5;
   cluster.levels = {{"nvswitch", 8, 300e9, 2e-6, 1, 1, {}}, {"leaf", 4, 25e9, 4e-6, 1, 1, {}}, {"spine", 0, 25e9, 6e-6, 2, 1, {}}};
   return cluster;
 }

@@ -207,7 +207,7 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
     }
   }
   if (chunks > pp) {
-    check(pp > 1, rule(MegatronRule::InterleavedNeedsPp));
+    check(pp > (line.has("--no-overlap-p2p-communication") ? 2 : 1), rule(MegatronRule::InterleavedNeedsPp));
     check(pp <= m && m % pp == 0, rule(MegatronRule::InterleavedMicroBatches));
   }
 
@@ -218,6 +218,19 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
           rule(MegatronRule::FullRecomputeNeedsMethod));
   if (granularity == "selective" || granularity.empty())
     check(!line.has("--recompute-method") && !line.has("--recompute-num-layers"), rule(MegatronRule::FullRecomputeNeedsMethod));
+
+  // Overlaps.
+  if (line.has("--overlap-param-gather"))
+    check((line.has("--use-distributed-optimizer") || fsdp) && line.has("--overlap-grad-reduce"),
+          rule(MegatronRule::ParamGatherOverlap));
+  if (line.has("--tp-comm-overlap")) check(sp, rule(MegatronRule::TpCommOverlap));
+  if (line.has("--overlap-moe-expert-parallel-comm")) {
+    const std::string dispatcher = line.text("--moe-token-dispatcher-type", "allgather");
+    check(ep > 1 && (pp == 1 || chunks > pp) && (dispatcher == "alltoall" || dispatcher == "flex") &&
+              granularity != "full" && !line.has("--recompute-method") && !line.has("--recompute-num-layers") &&
+              line.has("--bf16"),
+          rule(MegatronRule::MoeA2aOverlap));
+  }
 
   // Sharding and environment.
   std::string connections = "<unset>";
@@ -273,7 +286,14 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.micro_batch = line.integer("--micro-batch-size", 1);
   plan.global_batch = line.integer("--global-batch-size", 1);
   plan.seq_len = line.integer("--seq-length", 0);
-  plan.flash_attention = line.text("--attention-backend", "auto") != "unfused";
+  plan.attention = line.text("--attention-backend", "auto") == "unfused" ? Attention::Unfused : Attention::Flash;
+  // The overlaps the line runs (p2p overlap is Megatron's default when interleaved).
+  plan.overlap = Overlap::none();
+  plan.overlap.grad_reduce = line.has("--overlap-grad-reduce");
+  plan.overlap.param_gather = line.has("--overlap-param-gather");
+  plan.overlap.tp_comm = line.has("--tp-comm-overlap");
+  plan.overlap.p2p = !line.has("--no-overlap-p2p-communication");
+  plan.overlap.moe_a2a = line.has("--overlap-moe-expert-parallel-comm");
   plan.optimizer = line.text("--optimizer", "adam") == "sgd" ? Optimizer::Sgd : Optimizer::Adam;
   const bool sharded = plan.dp * plan.cp > 1;
   plan.zero_stage = !sharded ? 0

@@ -48,7 +48,7 @@ Execution plan(int tp, int cp, int ep, int pp, int dp, Framework framework) {
   e.pp = pp;
   e.dp = dp;
   e.sp = tp > 1;
-  e.flash_attention = true;
+  e.attention = Attention::Flash;
   e.micro_batch = 1;
   e.global_batch = 64;
   return e;

@@ -136,5 +136,42 @@ TEST(MegatronLine, LayersAreSpelledOutNeverLeftToTheReader) {
   EXPECT_NE(uneven.find("--pipeline-model-parallel-layout \"Et*19|(t*21|)*2t*19L\""), std::string::npos) << uneven;
 }
 
+// The line switches on exactly the overlaps the price assumes, and the
+// attention kernel it was priced with.
+TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
+  const ModelSpec llama = io::load_model("llama3-70b");
+  const ModelSpec mixtral = io::load_model("mixtral-8x7b");
+  const auto has = [](const std::string& line, const char* flag) { return line.find(flag) != std::string::npos; };
+  Execution plan = plan_of(8, 2, 8, 1, 1, 2, 1, stages_of({20, 20, 20, 20}, {Recompute::None}));
+  std::string line = search::megatron_arguments(llama, plan).arguments;
+  for (const char* flag : {"--attention-backend flash", "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap"})
+    EXPECT_TRUE(has(line, flag)) << flag << " missing in " << line;
+  EXPECT_FALSE(has(line, "--no-overlap-p2p-communication")) << line;  // Megatron's default when interleaved
+  EXPECT_FALSE(has(line, "--overlap-moe-expert-parallel-comm")) << line;  // no experts
+
+  plan.overlap = Overlap::none();
+  plan.attention = Attention::Unfused;
+  line = search::megatron_arguments(llama, plan).arguments;
+  EXPECT_TRUE(has(line, "--attention-backend unfused")) << line;
+  EXPECT_TRUE(has(line, "--no-overlap-p2p-communication")) << line;
+  for (const char* flag : {"--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap"})
+    EXPECT_FALSE(has(line, flag)) << flag << " in " << line;
+
+  // Only what Megatron can run: no weight-gather overlap without the
+  // distributed optimizer, no TP overlap without sequence parallelism.
+  plan = plan_of(8, 2, 8, 1, 1, 1, 0, stages_of({40, 40}, {Recompute::None}));
+  plan.sp = false;
+  line = search::megatron_arguments(llama, plan).arguments;
+  EXPECT_TRUE(has(line, "--overlap-grad-reduce")) << line;
+  EXPECT_FALSE(has(line, "--overlap-param-gather")) << line;
+  EXPECT_FALSE(has(line, "--tp-comm-overlap")) << line;
+
+  // The EP all-to-all overlap: with experts, and not with full recompute.
+  Execution moe = plan_of(1, 1, 8, 1, 8, 1, 1, stages_of({32}, {Recompute::None}));
+  EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+  moe.stages.front().recompute = Recompute::Full;
+  EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+}
+
 }  // namespace
 }  // namespace nestfast

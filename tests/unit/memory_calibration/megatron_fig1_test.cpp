@@ -94,6 +94,7 @@ Prediction predict(const Fig1Row& row) {
   execution.micro_batch = row.micro_batch;
   execution.global_batch = row.global_batch;
   execution.vpp = row.vpp;
+  execution.attention = Attention::Unfused;  // Megatron-LM 2022's softmax path, whose s^2 terms Figure 1 measures
   const bool seqsel = row.mode == "seqsel";
   EXPECT_TRUE(seqsel || row.mode == "none") << row.mode;
   execution.sp = seqsel;

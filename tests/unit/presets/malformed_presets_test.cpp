@@ -46,6 +46,9 @@ matmul_efficiency = [
   { gflop = 1, efficiency = 0.5 },
   { gflop = 10, efficiency = 0.8 },
 ]
+fused_attention_efficiency = { forward = 0.6, backward = 0.5 }
+kernel_overhead_us = 2
+overlap_slowdown = 0.1
 )";
 
 constexpr const char* kCluster = R"([cluster]

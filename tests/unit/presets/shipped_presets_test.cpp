@@ -33,7 +33,7 @@ std::set<std::string> names_of(io::PresetKind kind) {
 
 TEST_F(ShippedPresets, ListsEveryPresetTheDesignNames) {
   EXPECT_EQ(names_of(io::PresetKind::Model),
-            (std::set<std::string>{"bert-large", "llama2-7b", "llama3-70b", "mixtral-8x7b", "gpt3-175b",
+            (std::set<std::string>{"bert-large", "llama2-7b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "gpt3-175b",
                                    "megatron-22b", "turing-530b", "megatron-1t", "deepseek-v3"}));
   EXPECT_EQ(names_of(io::PresetKind::Gpu),
             (std::set<std::string>{"a100-80g", "h100-sxm", "h200", "mi300x", "tpuv4"}));

@@ -22,6 +22,10 @@ inline GpuSpec small_gpu(std::mt19937_64& rng) {
   gpu.peak_flops_fp32 = gpu.peak_flops_bf16 / 10;
   gpu.hbm_efficiency = 0.8;
   gpu.matmul_efficiency = {{1e6, 0.2}, {1e9, 0.5}, {1e12, 0.8}};
+  gpu.fused_attention_efficiency_forward = 0.4 + 0.3 * unit(rng);
+  gpu.fused_attention_efficiency_backward = 0.3 + 0.3 * unit(rng);
+  gpu.kernel_overhead_s = 3e-6 * unit(rng);
+  gpu.overlap_slowdown = 0.2 * unit(rng);
   return gpu;
 }
 

@@ -96,7 +96,7 @@ TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
         EXPECT_EQ(instance.sp, 1);
       }
       if (instance.cp > 1) {
-        EXPECT_TRUE(skeleton.flash_attention);
+        EXPECT_EQ(skeleton.attention, Attention::Flash);
       }
       const bool pp_before_dp = instance.placement[3] == ParallelDim::Pp;
       pp_dp_orders += pp_before_dp ? 1 : 0;

@@ -1,0 +1,269 @@
+// Communication overlap, fused attention, the interleaved stash and the
+// layouts with embedding-only / head-only chunks, on cases worked out by hand
+// (see each comment).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+#include "solver/cluster/collectives.hpp"
+#include "solver/search/execution_layout.hpp"
+#include "solver/search/layer_table.hpp"
+#include "solver/search/memory_model.hpp"
+#include "solver/search/overlap.hpp"
+#include "solver/search/plan_cost.hpp"
+#include "solver/search/stage_cost.hpp"
+#include "test_specs.hpp"
+
+namespace nestfast {
+namespace {
+
+TEST(Overlap, ExposedSecondsIsTheRemainderPlusTheSlowdown) {
+  EXPECT_DOUBLE_EQ(exposed_seconds(3.0, 2.0, 0.1), 1.0 + 0.1 * 2.0);  // 1 s sticks out, 2 s overlapped
+  EXPECT_DOUBLE_EQ(exposed_seconds(1.0, 2.0, 0.1), 0.1 * 1.0);        // hidden, but the compute is slowed
+  EXPECT_DOUBLE_EQ(exposed_seconds(1.0, 2.0, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(exposed_seconds(2.0, 0.0, 0.3), 2.0);  // nothing to hide behind
+}
+
+TEST(Overlap, NamesParseAndPrint) {
+  EXPECT_EQ(parse_overlap({"all"}, "x"), Overlap{});
+  EXPECT_EQ(parse_overlap({"none"}, "x"), Overlap::none());
+  const Overlap some = parse_overlap({"grad", "tp"}, "x");
+  EXPECT_TRUE(some.grad_reduce && some.tp_comm);
+  EXPECT_FALSE(some.param_gather || some.p2p || some.moe_a2a);
+  EXPECT_EQ(to_string(some), "grad,tp");
+  EXPECT_EQ(to_string(Overlap{}), "all");
+  EXPECT_THROW(parse_overlap({"grad", "grad"}, "x"), std::invalid_argument);
+  EXPECT_THROW(parse_overlap({"all", "grad"}, "x"), std::invalid_argument);
+  EXPECT_THROW(parse_overlap({"dp"}, "x"), std::invalid_argument);
+  EXPECT_EQ(parse_attention("unfused", "x"), Attention::Unfused);
+  EXPECT_THROW(parse_attention("fused", "x"), std::invalid_argument);
+}
+
+// A table whose columns are set by hand: 4 layers, a stage [1, 3].
+LayerTable hand_table() {
+  std::array<std::vector<double>, kLayerColumns> values;
+  for (auto& column : values) column.assign(4, 0.0);
+  auto set = [&](LayerColumn c, std::vector<double> v) { values[static_cast<std::size_t>(c)] = std::move(v); };
+  set(LayerColumn::ForwardCompute, {1, 2, 2, 2});
+  set(LayerColumn::BackwardCompute, {2, 4, 4, 4});
+  set(LayerColumn::DenseParams, {100, 200, 200, 200});
+  set(LayerColumn::GradAllReduce, {0.5, 3, 3, 3});
+  set(LayerColumn::GradAllReduceExposed, {0, 1, 0.25, 0.25});
+  set(LayerColumn::GradReduceScatter, {0.25, 1.5, 1.5, 1.5});
+  set(LayerColumn::GradReduceScatterExposed, {0, 0.1, 0.1, 0.1});
+  set(LayerColumn::ParamAllGather, {0.125, 0.75, 0.75, 0.75});
+  set(LayerColumn::ParamAllGatherExposed, {0, 0.05, 0.05, 0.05});
+  set(LayerColumn::ParamAllGatherExposedBackward, {0.01, 0.02, 0.02, 0});
+  return LayerTable(values, {1e6, 1e6, 1e6, 1e6}, {0, 0, 0, 0}, {{"net", 0, 1e9, 0, 1, 1, {}}}, 0, 0.1, false);
+}
+
+ReplicaContext replicas_with(int zero, bool grad, bool param) {
+  ReplicaContext replicas;
+  replicas.zero_stage = zero;
+  replicas.grad_overlap = grad;
+  replicas.param_overlap = param;
+  replicas.step_bytes_per_param = 0;  // no optimizer step: the sync alone
+  return replicas;
+}
+
+TEST(Overlap, DataParallelSyncExposesTheFirstLayerAndWhatTheOthersDoNotHide) {
+  const LayerTable table = hand_table();
+  const StageFootprint stage = stage_footprint(table, 1, 3, Recompute::None);
+  // ZeRO-0: layer 1's own all-reduce (3) + the exposed parts of layers 2, 3 (0.25 + 0.25).
+  EXPECT_DOUBLE_EQ(sync_time(replicas_with(0, true, true), stage).dp_sync_s, 3.5);
+  // ZeRO-1: reduce-scatter 1.5 + 0.1 + 0.1, weight all-gather 0.75 + 0.05 + 0.05.
+  EXPECT_DOUBLE_EQ(sync_time(replicas_with(1, true, true), stage).dp_sync_s, 1.7 + 0.85);
+  // ZeRO-3: the weights are gathered per micro-batch (stage_time), not here.
+  EXPECT_DOUBLE_EQ(sync_time(replicas_with(3, true, true), stage).dp_sync_s, 1.7);
+  // A stage starting at the embedding exposes the embedding's bucket instead.
+  EXPECT_DOUBLE_EQ(sync_time(replicas_with(0, true, true), stage_footprint(table, 0, 1, Recompute::None)).dp_sync_s,
+                   0.5 + 1);
+}
+
+TEST(Overlap, InterleavedChunksExposeOnlyTheFirstChunksFirstLayer) {
+  const LayerTable table = hand_table();
+  StageFootprint rank = stage_footprint(table, 0, 1, Recompute::None);  // chunk 0: layers 0-1
+  rank += stage_footprint(table, 2, 3, Recompute::None);                 // chunk 1: layers 2-3
+  // all-reduce: layer 0's own bucket 0.5 and the exposed parts of layers 1 (1) and 3 (0.25);
+  // layer 2's own bucket (3) is the last of chunk 1, which ends its backward with chunk 0's
+  // still to run: hidden.
+  EXPECT_DOUBLE_EQ(sync_time(replicas_with(0, true, true), rank).dp_sync_s, 0.5 + 1 + 0.25);
+  EXPECT_EQ(rank.chunks, 2);
+  EXPECT_DOUBLE_EQ(rank.dense_params, 700);
+}
+
+TEST(Overlap, ZeroThreeGathersArePrefetchedOneLayerAhead) {
+  const LayerTable table = hand_table();
+  ReplicaContext replicas = replicas_with(3, true, true);
+  const StageTime time = stage_time(table, replicas, 1, 3, -1, Recompute::None);
+  // forward: layer 1's gather 0.75 + exposed of 2, 3 (0.05 + 0.05); backward: layer 3's gather
+  // 0.75 + exposed of 1, 2 behind the backward of 2, 3 (0.02 + 0.02).
+  EXPECT_DOUBLE_EQ(time.zero3_gather_s, 0.85 + 0.79);
+}
+
+TEST(Overlap, WithoutOverlapTheWholeStageSyncsAfterTheBackward) {
+  const ModelSpec model = test::gpt_model(4, 1024, 16);
+  ClusterSpec cluster = test::a100_cluster();
+  for (NetworkLevel& level : cluster.levels) level.latency_s = 0;
+  Execution e;
+  e.tp = 8;
+  e.dp = 4;  // one replica per node of one leaf: a flat ring at 25 GB/s
+  e.global_batch = 4;
+  e.zero_stage = 1;
+  e.overlap = Overlap::none();
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  e.stages = uniform_stages(model, layout, 1, 1, Recompute::None);
+  const PlanCost cost = evaluate_plan(model, cluster, e);
+  const double params = cost.ranks[0].sync.dp_sync_s;
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  const double p = table.sum(LayerColumn::DenseParams, 0, table.layers() - 1) - table.tied_head_params();
+  // Reduce-scatter of fp32 gradients + all-gather of bf16 weights: 3/4 * (4 + 2) p / 25e9.
+  EXPECT_NEAR(params, 0.75 * 6 * p / 25e9, 1e-12);
+  // ... which is 3/4 of the all-reduce of the gradients (ZeRO-0).
+  e.zero_stage = 0;
+  EXPECT_NEAR(evaluate_plan(model, cluster, e).ranks[0].sync.dp_sync_s, 0.75 * 2 * 4 * p / 25e9, 1e-12);
+}
+
+TEST(Overlap, LayerTablePairsEachBucketWithItsNeighboursCompute) {
+  const ModelSpec model = test::gpt_model(6, 2048, 16);
+  ClusterSpec cluster = test::a100_cluster();
+  cluster.gpu.overlap_slowdown = 0.1;
+  Execution e;
+  e.tp = 8;
+  e.dp = 16;
+  e.global_batch = 16;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTable t = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  // value() reads prefix-sum differences: equal to the column's value up to rounding.
+  const auto near = [](double a, double b) { EXPECT_NEAR(a, b, 1e-9 * std::max(a, b) + 1e-18); };
+  for (int i = 1; i < t.layers(); ++i) {
+    near(t.value(LayerColumn::GradReduceScatterExposed, i),
+         exposed_seconds(t.value(LayerColumn::GradReduceScatter, i), t.value(LayerColumn::BackwardCompute, i - 1), 0.1));
+    near(t.value(LayerColumn::ParamAllGatherExposed, i),
+         exposed_seconds(t.value(LayerColumn::ParamAllGather, i), t.value(LayerColumn::ForwardCompute, i - 1), 0.1));
+    // An all-reduce is a reduce-scatter and an all-gather of the same bytes.
+    near(t.value(LayerColumn::GradAllReduce, i), 2 * t.value(LayerColumn::GradReduceScatter, i));
+  }
+  for (int i = 0; i + 1 < t.layers(); ++i) {
+    near(t.value(LayerColumn::ParamAllGatherExposedBackward, i),
+         exposed_seconds(t.value(LayerColumn::ParamAllGather, i), t.value(LayerColumn::BackwardCompute, i + 1), 0.1));
+  }
+  // The first layer of the chain has nothing before it.
+  EXPECT_EQ(t.value(LayerColumn::GradReduceScatterExposed, 0), 0);
+}
+
+TEST(Overlap, TensorParallelCommHidesBehindTheGemmsButItsLastChunk) {
+  const ModelSpec model = test::gpt_model(4, 8192, 64);
+  const ClusterSpec cluster = test::a100_cluster();  // no slowdown
+  Execution e;
+  e.tp = 2;
+  e.sp = true;
+  e.dp = 1;
+  e.global_batch = 1;
+  e.micro_batch = 1;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTable hidden = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  e.overlap.tp_comm = false;
+  const LayerTable serial = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  // Big GEMMs behind small collectives: what is left is the reduce-scatters'
+  // last chunk, half the collectives' time over tp = 2 chunks: 1/4.
+  EXPECT_NEAR(hidden.value(LayerColumn::ForwardTp, 1), 0.25 * serial.value(LayerColumn::ForwardTp, 1), 1e-15);
+  EXPECT_NEAR(hidden.value(LayerColumn::BackwardTp, 1), 0.25 * serial.value(LayerColumn::BackwardTp, 1), 1e-15);
+  // Without sequence parallelism Megatron cannot overlap: serial either way.
+  e.sp = false;
+  e.overlap.tp_comm = true;
+  EXPECT_FALSE(layer_table_config(model, e, layout).tp_comm_overlap);
+}
+
+TEST(Overlap, InterleavedPointToPointHidesBehindTheChunk) {
+  const ModelSpec model = test::gpt_model(8, 4096, 32);
+  ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.tp = 8;
+  e.pp = 4;
+  e.dp = 1;
+  e.global_batch = 8;
+  e.vpp = 2;
+  e.stages = uniform_stages(model, compute_layout(cluster, e), 4, 2, Recompute::None);
+  EXPECT_EQ(evaluate_plan(model, cluster, e).breakdown.p2p_s, 0);  // no slowdown: hidden whole
+  e.overlap.p2p = false;
+  EXPECT_GT(evaluate_plan(model, cluster, e).breakdown.p2p_s, 0);
+  // Plain 1F1B is blocking in Megatron-Core whatever the flag says.
+  e.vpp = 1;
+  e.overlap.p2p = true;
+  e.stages = uniform_stages(model, compute_layout(cluster, e), 4, 1, Recompute::None);
+  EXPECT_GT(evaluate_plan(model, cluster, e).breakdown.p2p_s, 0);
+}
+
+TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
+  const ModelSpec model = test::moe_model();
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.tp = 1;
+  e.ep = 8;
+  e.dp = 8;
+  e.global_batch = 8;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  const ReplicaContext replicas = replica_context(cluster, e, layout);
+  const int moe = 1;  // the first block is MoE
+  const double serial = table.value(LayerColumn::ForwardEp, moe) + table.value(LayerColumn::BackwardEp, moe);
+  ASSERT_GT(serial, 0);
+  const double compute = table.value(LayerColumn::ForwardCompute, moe) + table.value(LayerColumn::BackwardCompute, moe);
+  EXPECT_DOUBLE_EQ(table.value(LayerColumn::EpOverlapped, moe), exposed_seconds(serial, compute, 0));
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::None).ep_comm_s,
+                   table.value(LayerColumn::EpOverlapped, moe));
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::Full).ep_comm_s, serial);
+  // With pp > 1 Megatron needs interleaving for it.
+  e.pp = 2;
+  e.dp = 4;
+  e.ep = 4;
+  EXPECT_FALSE(layer_table_config(model, e, compute_layout(cluster, e)).moe_a2a_overlap);
+  e.vpp = 2;
+  e.global_batch = 8;
+  EXPECT_TRUE(layer_table_config(model, e, compute_layout(cluster, e)).moe_a2a_overlap);
+}
+
+TEST(Schedule, InterleavedStashFollowsMegatronsOrderChunkByChunk) {
+  // pp 2, vpp 2, 4 micro-batches, rank 0: warm-up 2*(2-0-1) + (2-1)*2 = 4 forwards over
+  // chunks 0,0,1,1 (1+1+10+10 = 22), then forward chunk 0 (23, the peak), backward chunk 1, ...
+  EXPECT_DOUBLE_EQ(interleaved_stash_depth(0, 2, 2, 4, {1, 10}), 23.0 / 11);
+  // rank 1: warm-up 2 forwards of chunk 0 (2), then forward chunk 1 (12, the peak), backward chunk 1, ...
+  EXPECT_DOUBLE_EQ(interleaved_stash_depth(1, 2, 2, 4, {1, 10}), 12.0 / 11);
+  // Equal chunks give Megatron's count of in-flight chunk micro-batches.
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_DOUBLE_EQ(interleaved_stash_depth(rank, 4, 3, 8, {2, 2, 2}), stash_depth(rank, 4, 3, 8)) << rank;
+  EXPECT_DOUBLE_EQ(interleaved_stash_depth(0, 4, 1, 8, {5}), 4);
+}
+
+TEST(Schedule, MoreChunksThanBlocksGiveTheEmbeddingAndTheHeadTheirOwn) {
+  const ModelSpec model = test::gpt_model(6, 1024, 16);
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.tp = 1;
+  e.pp = 4;
+  e.dp = 1;
+  e.vpp = 2;
+  e.global_batch = 4;
+  validate_degrees(model, cluster, e, 4);  // 8 chunks for 6 blocks + embedding + head
+  const std::vector<StagePlan> stages = uniform_stages(model, compute_layout(cluster, e), 4, 2, Recompute::None);
+  ASSERT_EQ(stages.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(stages[static_cast<std::size_t>(i)].first_layer, i) << i;  // E | t | t | t | t | t | t | L
+    EXPECT_EQ(stages[static_cast<std::size_t>(i)].last_layer, i) << i;
+  }
+  e.vpp = 1;
+  e.pp = 7;  // 7 stages: the embedding alone, the head with the last block
+  const std::vector<StagePlan> seven = uniform_stages(model, compute_layout(cluster, e), 7, 1, Recompute::None);
+  EXPECT_EQ(seven.front().last_layer, 0);
+  EXPECT_EQ(seven.back().first_layer, 6);
+  EXPECT_EQ(seven.back().last_layer, 7);
+  e.pp = 9;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 9), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nestfast
