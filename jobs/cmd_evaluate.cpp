@@ -216,7 +216,8 @@ nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const
             {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
             {"recompute", recompute_text(execution)}, {"placement", search::placement_to_string(execution.placement)}, {"a2a", to_string(execution.a2a)},
             {"moe_imbalance", execution.expert_imbalance}, {"framework", to_string(execution.framework)},
-            {"attention", to_string(execution.attention)}, {"overlap", to_string(execution.overlap)}}},
+            {"attention", to_string(execution.attention)}, {"overlap", to_string(execution.overlap)},
+            {"overlap_priced", to_string(effective_overlap(execution))}}},
           {"iteration_time_s", cost.iteration_time_s},
           {"tokens_per_s", cost.tokens_per_s},
           {"sequences_per_s", cost.sequences_per_s},
@@ -248,11 +249,11 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
                            total_parameters(model) / 1e9, cluster.name, execution.devices());
   std::cout << fmt::format(
       "# plan: tp={} cp={} ep={} pp={} dp={} sp={} mbs={} gbs={} (m={}) seq={} vpp={} zero={} recompute={} "
-      "placement={} a2a={} attention={} overlap={}\n",
+      "placement={} a2a={} attention={} overlap={} (priced)\n",
       execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
       execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
       recompute_text(execution), search::placement_to_string(execution.placement), to_string(execution.a2a),
-      to_string(execution.attention), to_string(execution.overlap));
+      to_string(execution.attention), to_string(effective_overlap(execution)));
   const double total = cost.iteration_time_s;
   const TimeBreakdown& b = cost.breakdown;
   std::cout << fmt::format("iteration time   {:12.4f} s\n", total);

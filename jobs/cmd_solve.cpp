@@ -128,10 +128,10 @@ std::string recompute_summary(const Execution& e) {
 }
 
 std::string degrees(const Execution& e) {
-  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} recompute={} attention={} placement={}", e.tp,
+  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} recompute={} attention={} overlap={} placement={}", e.tp,
                      e.cp, e.ep, e.pp, e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
                      e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"), recompute_summary(e),
-                     to_string(e.attention), search::placement_to_string(e.placement));
+                     to_string(e.attention), to_string(effective_overlap(e)), search::placement_to_string(e.placement));
 }
 
 int stage_blocks(const StagePlan& stage, int blocks) {
@@ -176,6 +176,7 @@ nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& p
           {"vpp", plan.vpp},
           {"attention", to_string(plan.attention)},
           {"overlap", to_string(plan.overlap)},
+          {"overlap_priced", to_string(effective_overlap(plan))},
           {"placement", placement},
           {"feasible", cost.feasible},
           {"iteration_time_s", cost.iteration_time_s},

@@ -109,7 +109,7 @@ struct ValidationRow {
 // Rows are written as they lie in memory (a type conversion would break
 // collective I/O on compressed datasets), so they must have no padding.
 static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 3 * 4 + kShortChars + 11 * 4 + kShortChars + kOrderChars +
-                                   2 * kShortChars + kArgumentChars + kEnvironmentChars + 3 * 8 + 3 * 8);
+                                   2 * kShortChars + kOrderChars + kArgumentChars + kEnvironmentChars + 3 * 8 + 3 * 8);
 static_assert(sizeof(StageRow) == 8 + 8 * 4 + kShortChars + 3 * 8 + 8);
 static_assert(sizeof(ValidationRow) == 8 + kShortChars + 8 + 2 * 4 + 7 * 8 + 8 + 8);
 
