@@ -1,7 +1,5 @@
 #include "comm/exec/fast_program.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -255,9 +253,11 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     else add_job(forwards[f].copies, owner(kForwardSend, f));
   };
 
+  IdleBackoff backoff;
   while (!requests_.empty() || jobs_pending()) {
     int done = 0;
     if (jobs_pending()) {
+      backoff.progressed();
       const std::uint32_t then = copy_slice();
       if (then != ~0U) {
         finish_job(then);
@@ -269,9 +269,10 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(), MPI_STATUSES_IGNORE),
               "MPI_Testsome");
     if (done == MPI_UNDEFINED || done == 0) {
-      if (!jobs_pending()) sched_yield();  // see wait_yielding: ranks may outnumber the cores
+      if (!jobs_pending()) backoff.idle();  // ranks may outnumber the cores
       continue;
     }
+    backoff.progressed();
     for (int c = 0; c < done; ++c) {
       const std::uint32_t id = owners_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(c)])];
       const std::size_t index = index_of(id);

@@ -1,6 +1,7 @@
 #include "comm/exec/messages.hpp"
 
 #include <sched.h>
+#include <time.h>
 
 #include <stdexcept>
 #include <string>
@@ -42,13 +43,25 @@ void RequestBatch::wait_all() {
   requests_.clear();
 }
 
+void IdleBackoff::idle() {
+  const double now = MPI_Wtime();
+  if (idle_since_ < 0) idle_since_ = now;
+  if (now - idle_since_ < kIdleBeforePause) {
+    sched_yield();
+    return;
+  }
+  const timespec pause{0, kIdlePauseNs};
+  nanosleep(&pause, nullptr);
+}
+
 void wait_yielding(std::vector<MPI_Request>& requests) {
   if (requests.empty()) return;
+  IdleBackoff backoff;
   for (int done = 0;;) {
     check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
     if (done) return;
-    sched_yield();
+    backoff.idle();
   }
 }
 
