@@ -52,6 +52,8 @@ struct EvaluateOptions {
   double moe_imbalance = 1.0;
   std::string framework = "megatron-core";
   int recompute_layers = 0;
+  int first_stage_blocks = 0;  // Megatron's --decoder-first-pipeline-num-layers; 0 = even split
+  int last_stage_blocks = 0;   // ... --decoder-last-pipeline-num-layers
   PricingFlags pricing;
   bool json = false;
 };
@@ -120,7 +122,13 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   validate_degrees(model, cluster, execution, options.gpus);
   const ExecutionLayout layout = compute_layout(cluster, execution);
   const Recompute recompute = parse_recompute(options.recompute, "--recompute");
-  if (options.stages.empty()) {
+  const bool first_last = options.first_stage_blocks != 0 || options.last_stage_blocks != 0;
+  if (first_last && !options.stages.empty())
+    throw std::invalid_argument("--stages: give the stages or --decoder-first/last-pipeline-num-layers, not both");
+  if (first_last) {
+    execution.stages = first_last_stages(model, layout, execution.pp, execution.vpp, options.first_stage_blocks,
+                                         options.last_stage_blocks, recompute);
+  } else if (options.stages.empty()) {
     execution.stages = uniform_stages(model, layout, execution.pp, execution.vpp, recompute);
   } else {
     for (const std::string& item : options.stages) execution.stages.push_back(parse_stage(item, recompute));
@@ -319,6 +327,12 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   add_list_option(*command, "--stages", options->stages,
                   "uneven stages as FIRST-LAST[:recompute],... over the layer chain "
                   "(0 = embedding, 1..L = blocks, L+1 = head); pp*vpp of them");
+  command->add_option("--decoder-first-pipeline-num-layers", options->first_stage_blocks,
+                      "blocks on pipeline rank 0 (Megatron's flag: the other ranks split the rest evenly)")
+      ->check(CLI::Range(1, 1 << 20));
+  command->add_option("--decoder-last-pipeline-num-layers", options->last_stage_blocks,
+                      "blocks on the last pipeline rank (Megatron's flag)")
+      ->check(CLI::Range(1, 1 << 20));
   command->add_option("--zero", options->zero, "ZeRO stage 0-3 over the data-parallel group");
   command->add_option("--placement", options->placement,
                       "dimensions onto the network levels, innermost first (e.g. tp,cp,ep,dp,pp)");

@@ -8,6 +8,6 @@
 
 namespace nestfast::search {
 
-inline constexpr std::uint64_t kCostModelVersion = 1;
+inline constexpr std::uint64_t kCostModelVersion = 3;
 
 }  // namespace nestfast::search

@@ -441,6 +441,45 @@ std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLay
   return stages;
 }
 
+std::vector<StagePlan> first_last_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp, int vpp,
+                                         int first_blocks, int last_blocks, Recompute recompute) {
+  const std::string flags = "--decoder-first/last-pipeline-num-layers";
+  if (first_blocks < 0 || last_blocks < 0) throw std::invalid_argument(flags + ": a block count must be >= 1");
+  if (pp < 2) throw std::invalid_argument(flags + ": uneven first / last stages need pp > 1");
+  std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
+  int rest = model.num_layers, rest_ranks = pp;
+  if (first_blocks > 0) rest -= first_blocks, --rest_ranks;
+  if (last_blocks > 0) rest -= last_blocks, --rest_ranks;
+  if (rest < 0 || (rest_ranks > 0 && (rest % rest_ranks != 0 || rest == 0)) || (rest_ranks == 0 && rest != 0))
+    throw std::invalid_argument(flags + ": the " + std::to_string(std::max(rest, 0)) + " blocks left do not split evenly over the " +
+                                std::to_string(rest_ranks) + " middle pipeline ranks (transformer_block.py:131)");
+  for (int r = 0; r < pp; ++r) per_rank[static_cast<std::size_t>(r)] = rest_ranks > 0 ? rest / rest_ranks : 0;
+  if (first_blocks > 0) per_rank.front() = first_blocks;
+  if (last_blocks > 0) per_rank.back() = last_blocks;
+  for (int r = 0; r < pp; ++r) {
+    if (per_rank[static_cast<std::size_t>(r)] % vpp != 0)
+      throw std::invalid_argument(flags + ": pipeline rank " + std::to_string(r) + "'s " +
+                                  std::to_string(per_rank[static_cast<std::size_t>(r)]) +
+                                  " blocks do not split evenly over vpp = " + std::to_string(vpp) + " chunks");
+  }
+  const int chunks = pp * vpp;
+  std::vector<StagePlan> stages(static_cast<std::size_t>(chunks));
+  int next_block = 1;
+  for (int i = 0; i < chunks; ++i) {
+    StagePlan& stage = stages[static_cast<std::size_t>(i)];
+    const int count = per_rank[static_cast<std::size_t>(i % pp)] / vpp;
+    stage.first_layer = i == 0 ? 0 : next_block;
+    next_block += count;
+    stage.last_layer = i == chunks - 1 ? model.num_layers + 1 : (i == 0 && count == 0 ? 0 : next_block - 1);
+    if (i > 0 && i < chunks - 1 && count == 0)
+      throw std::invalid_argument(flags + ": a middle model chunk would hold no block");
+    stage.recompute = recompute;
+    stage.first_device = layout.stage_first_device(i);
+    stage.boundary_level = layout.stage_boundary_level(i);
+  }
+  return stages;
+}
+
 void derive_stage_layout(const ExecutionLayout& layout, Execution& execution) {
   for (std::size_t i = 0; i < execution.stages.size(); ++i) {
     execution.stages[i].first_device = layout.stage_first_device(static_cast<int>(i));

@@ -60,6 +60,16 @@ std::vector<std::int64_t> level_spans(const ClusterSpec& cluster);
 std::vector<StagePlan> uniform_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp,
                                       int vpp, Recompute recompute);
 
+// Megatron's uneven first / last pipeline stage
+// (--decoder-first-pipeline-num-layers F, --decoder-last-pipeline-num-layers
+// L; 0 = not given): pipeline rank 0 holds F blocks, rank pp-1 holds L, the
+// other ranks split the rest evenly, and every rank splits its blocks evenly
+// over its vpp chunks (megatron/core/transformer/transformer_block.py:103);
+// the embedding on the first chunk, the head on the last. Throws
+// std::invalid_argument naming the flag when the split is not even.
+std::vector<StagePlan> first_last_stages(const ModelSpec& model, const ExecutionLayout& layout, int pp, int vpp,
+                                         int first_blocks, int last_blocks, Recompute recompute);
+
 // Fill first_device and boundary_level of execution.stages from the layout.
 void derive_stage_layout(const ExecutionLayout& layout, Execution& execution);
 

@@ -109,8 +109,11 @@ void IncrementalPrice::undo() {
 PlanPrice IncrementalPrice::price() const {
   PlanPrice price;
   price.feasible = totals_.ranks_over_hbm == 0;
+  // Summed afresh in rank order, as price_plan does (a running sum would drift in the last bits).
+  double warmup_p2p = 0;
+  for (const RankPrice& rank : ranks_) warmup_p2p += rank.warmup_p2p_s;
   price.iteration_time_s =
-      pipeline_time(micro_batches_, plan_.pp, plan_.vpp, totals_.max_time_s).total_s() + totals_.max_sync_s;
+      pipeline_time(micro_batches_, plan_.pp, plan_.vpp, totals_.max_time_s, warmup_p2p).total_s() + totals_.max_sync_s;
   return price;
 }
 

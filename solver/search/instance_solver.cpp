@@ -243,10 +243,12 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
   std::vector<StagePlan> stages = uniform_stages(problem.model, instance.layout, pp, vpp, Recompute::None);
   double t_max = 0;
   double s_max = 0;
+  double warmup_p2p = 0;  // summed in rank order, as evaluate_plan does
   double least_peak = 0;
   bool feasible = true;
   for (int rank = 0; rank < pp; ++rank) {
     double best_t = kDpInfinity;
+    double best_warmup_p2p = 0;
     Recompute best_mode = Recompute::None;
     double rank_least = kDpInfinity;
     for (Recompute mode : {Recompute::None, Recompute::Selective, Recompute::Full}) {
@@ -271,6 +273,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
       if (bytes <= instance.hbm && t < best_t) {
         best_t = t;
         best_mode = mode;
+        best_warmup_p2p = rank_time.p2p_warmup_s;
       }
     }
     least_peak = std::max(least_peak, rank_least);
@@ -286,9 +289,10 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
     }
     t_max = std::max(t_max, best_t);
     s_max = std::max(s_max, sync_time(instance.replicas, params).total_s());
+    warmup_p2p += best_warmup_p2p;
   }
   ++result.stats.plans_evaluated;
-  const double time = pipeline_time(instance.micro_batches, pp, vpp, t_max).total_s() + s_max;
+  const double time = pipeline_time(instance.micro_batches, pp, vpp, t_max, warmup_p2p).total_s() + s_max;
   if (feasible && time > instance.time_bound) {
     result.pruned_by_bound = true;
     return;

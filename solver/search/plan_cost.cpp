@@ -87,7 +87,9 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     cost.memory_peak_bytes = std::max(cost.memory_peak_bytes, rank.memory.total_bytes());
   }
 
-  const PipelineTime pipeline = pipeline_time(m, pp, execution.vpp, bottleneck);
+  double warmup_p2p = 0;
+  for (const RankCost& rank : cost.ranks) warmup_p2p += rank.time.p2p_warmup_s;
+  const PipelineTime pipeline = pipeline_time(m, pp, execution.vpp, bottleneck, warmup_p2p);
   const RankCost& slowest = cost.ranks[static_cast<std::size_t>(cost.bottleneck_rank)];
   const SyncTime& sync = cost.ranks[static_cast<std::size_t>(sync_rank)].sync;
   cost.iteration_time_s = pipeline.total_s() + sync.total_s();

@@ -8,7 +8,7 @@
 //          + the incoming p2p, per micro-batch; stage_cost.hpp)
 //   S_r  = sync_time(rank r's footprint).total_s()
 //          (the dp gradient sync the step waits for + optimizer step)
-//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  max_r S_r
+//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  W  +  max_r S_r   (W: pipeline_time.hpp)
 //   feasible  <=>  for every rank r: stage_memory(...).total_bytes() <= HBM
 //
 // Throughput = global_batch * seq_len / T tokens/s.
@@ -34,7 +34,7 @@ struct TimeBreakdown {
   double ep_comm_s = 0;
   double zero3_gather_s = 0;
   double p2p_s = 0;
-  double bubble_s = 0;       // (pp - 1) / vpp * t_max
+  double bubble_s = 0;       // (pp - 1) / vpp * t_max + the warm-up / cool-down transfers (pipeline_time.hpp)
   double dp_sync_s = 0;      // max_r S_r split into its two parts
   double optimizer_s = 0;
 };

@@ -25,6 +25,7 @@ RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, c
   const double depth = interleaved_stash_depth(rank, plan.pp, plan.vpp, plan.micro_batches(), chunk_stash);
   RankPrice price;
   price.time_s = time.total_s();
+  price.warmup_p2p_s = time.p2p_warmup_s;
   price.sync_s = sync_time(replicas, footprint).total_s();
   price.fits = !(stage_memory(replicas, footprint, depth).total_bytes() > hbm_bytes);
   return price;
@@ -38,14 +39,16 @@ PlanPrice price_plan(const SolveProblem& problem, const Execution& plan, const E
   price.feasible = true;
   double bottleneck = -1;
   double worst_sync = -1;
+  double warmup_p2p = 0;
   const double hbm = static_cast<double>(problem.cluster.gpu.hbm_bytes);
   for (int r = 0; r < plan.pp; ++r) {
     const RankPrice rank = price_rank(plan, r, table, replicas, hbm);
     bottleneck = std::max(bottleneck, rank.time_s);
     worst_sync = std::max(worst_sync, rank.sync_s);
+    warmup_p2p += rank.warmup_p2p_s;
     if (!rank.fits) price.feasible = false;
   }
-  price.iteration_time_s = pipeline_time(micro_batches, plan.pp, plan.vpp, bottleneck).total_s() + worst_sync;
+  price.iteration_time_s = pipeline_time(micro_batches, plan.pp, plan.vpp, bottleneck, warmup_p2p).total_s() + worst_sync;
   return price;
 }
 

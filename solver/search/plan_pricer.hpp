@@ -22,6 +22,7 @@ struct PlanPrice {
 // does), its DP sync + optimizer time S_r, and whether it fits in HBM.
 struct RankPrice {
   double time_s = 0;
+  double warmup_p2p_s = 0;  // StageTime::p2p_warmup_s of the rank's stages
   double sync_s = 0;
   bool fits = true;
 };

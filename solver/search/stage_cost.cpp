@@ -37,6 +37,7 @@ StageTime& StageTime::operator+=(const StageTime& other) {
   ep_comm_s += other.ep_comm_s;
   zero3_gather_s += other.zero3_gather_s;
   p2p_s += other.p2p_s;
+  p2p_warmup_s += other.p2p_warmup_s;
   return *this;
 }
 

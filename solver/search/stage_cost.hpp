@@ -6,7 +6,8 @@
 //
 // The objective they build (plan_cost.hpp repeats it):
 //   t_r  = sum over the rank's stages of stage_time(...).total_s()      (per micro-batch)
-//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  max_r sync_time(rank r's footprint)
+//   T    = (m + (pp - 1) / vpp) * max_r t_r  +  W  +  max_r sync_time(rank r's footprint)
+//   W    = sum over all stages of stage_time(...).p2p_warmup_s (interleaved with p2p overlap)
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"

@@ -42,6 +42,10 @@ struct StageTime {
   double ep_comm_s = 0;
   double zero3_gather_s = 0;      // ZeRO-3: weights all-gathered for fw and again for bw
   double p2p_s = 0;               // activation in (fw) + its gradient out (bw) at the incoming boundary
+  // Interleaved with p2p overlap: the whole transfer at the incoming
+  // boundary, which the steady state hides but warm-up and cool-down wait
+  // for (pipeline_time.hpp). Not part of total_s(); 0 when p2p is blocking.
+  double p2p_warmup_s = 0;
 
   NESTFAST_HD double total_s() const {
     return forward_compute_s + backward_compute_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s +
@@ -154,6 +158,7 @@ NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const Repli
     // Interleaved 1F1B posts the chunk's receive early and sends
     // asynchronously: the transfer hides behind the chunk's compute.
     if (replicas.p2p_overlap) {
+      time.p2p_warmup_s = time.p2p_s;
       time.p2p_s = exposed_seconds(time.p2p_s, time.forward_compute_s + time.backward_compute_s, table.overlap_slowdown);
     }
   }

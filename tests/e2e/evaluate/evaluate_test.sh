@@ -82,6 +82,18 @@ slower=$("$NESTFAST" evaluate "${gpt3[@]}" --recompute full --attention unfused 
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["plan"]["overlap"] == "none"; print(d["iteration_time_s"])')
 python3 -c "import json; d = json.load(open('$TEST_TMPDIR/plan.json')); assert d['iteration_time_s'] < $slower, ($slower, d['iteration_time_s'])"
 
+# ... Megatron's uneven first / last stage: 11 blocks on the first and the last of 4 ranks,
+#     the 26 others split 13 / 13 (the line carries them as a layout).
+"$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 32 --tp 8 --pp 4 --gbs 8 \
+  --decoder-first-pipeline-num-layers 11 --decoder-last-pipeline-num-layers 11 --json > "$TEST_TMPDIR/first-last.json"
+python3 - "$TEST_TMPDIR/first-last.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ranges = [(r["chunks"][0]["first_layer"], r["chunks"][0]["last_layer"]) for r in d["stages"]]
+assert ranges == [(0, 11), (12, 24), (25, 37), (38, 49)], ranges
+assert "--pipeline-model-parallel-layout" in d["megatron_args"], d["megatron_args"]
+PY
+
 # 7. Bad input: one line on stderr naming the flag, exit 2.
 expect_bad() {
   local flag=$1; shift
@@ -109,6 +121,10 @@ expect_bad "--gpus" "${base[@]}" --gpus 0
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20,22-49
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-20
 expect_bad "--stages" --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 --stages 0-2x,3-49
+expect_bad "--decoder-first" --model megatron-22b --cluster selene-a100 --gpus 32 --tp 8 --pp 4 --gbs 8 \
+  --decoder-first-pipeline-num-layers 10
+expect_bad "--decoder-first" --model megatron-22b --cluster selene-a100 --gpus 32 --tp 8 --pp 4 --gbs 8 \
+  --decoder-first-pipeline-num-layers 0
 # A cluster file with a zero bandwidth is refused naming file, line and key.
 sed 's/^bandwidth_GBps = 300/bandwidth_GBps = 0/' "$NESTFAST_SOURCE_DIR/jobs/presets/clusters/selene-a100.toml" \
   > "$TEST_TMPDIR/zero-bandwidth.toml"

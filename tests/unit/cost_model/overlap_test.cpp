@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "solver/cluster/collectives.hpp"
@@ -188,9 +189,20 @@ TEST(Overlap, InterleavedPointToPointHidesBehindTheChunk) {
   e.global_batch = 8;
   e.vpp = 2;
   e.stages = uniform_stages(model, compute_layout(cluster, e), 4, 2, Recompute::None);
-  EXPECT_EQ(evaluate_plan(model, cluster, e).breakdown.p2p_s, 0);  // no slowdown: hidden whole
+  const PlanCost hidden = evaluate_plan(model, cluster, e);
+  EXPECT_EQ(hidden.breakdown.p2p_s, 0);  // no slowdown: hidden whole in the steady state
   e.overlap.p2p = false;
-  EXPECT_GT(evaluate_plan(model, cluster, e).breakdown.p2p_s, 0);
+  const PlanCost blocking = evaluate_plan(model, cluster, e);
+  EXPECT_GT(blocking.breakdown.p2p_s, 0);
+  // ... but warm-up and cool-down wait for every one of the 4 x 2 - 1 = 7
+  // boundaries' transfer once: the bubble is (pp - 1) / vpp of the hidden
+  // plan's bottleneck plus the 7 blocking transfers (all chunks hold one
+  // block, so each boundary carries the same activation over the same level:
+  // 7 x the bottleneck rank's per-micro-batch p2p / its 2 chunks, except
+  // rank 0, whose first chunk has no incoming boundary).
+  const double per_boundary = blocking.breakdown.p2p_s / blocking.micro_batches / 2;
+  const double t_max = hidden.ranks[static_cast<std::size_t>(hidden.bottleneck_rank)].time_per_microbatch_s;
+  EXPECT_NEAR(hidden.breakdown.bubble_s, 3.0 / 2 * t_max + 7 * per_boundary, 1e-12);
   // Plain 1F1B is blocking in Megatron-Core whatever the flag says.
   e.vpp = 1;
   e.overlap.p2p = true;
@@ -237,6 +249,33 @@ TEST(Schedule, InterleavedStashFollowsMegatronsOrderChunkByChunk) {
   for (int rank = 0; rank < 4; ++rank)
     EXPECT_DOUBLE_EQ(interleaved_stash_depth(rank, 4, 3, 8, {2, 2, 2}), stash_depth(rank, 4, 3, 8)) << rank;
   EXPECT_DOUBLE_EQ(interleaved_stash_depth(0, 4, 1, 8, {5}), 4);
+}
+
+TEST(Schedule, UnevenFirstAndLastStagesSplitAsMegatronDoes) {
+  const ModelSpec model = test::gpt_model(8, 1024, 16);
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.pp = 4;
+  e.dp = 1;
+  e.global_batch = 8;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  // 8 blocks, first rank 1, last rank 1: the 2 middle ranks take 3 each.
+  using Ranges = std::vector<std::pair<int, int>>;
+  const auto ranges = [](const std::vector<StagePlan>& stages) {
+    Ranges out;
+    for (const StagePlan& stage : stages) out.emplace_back(stage.first_layer, stage.last_layer);
+    return out;
+  };
+  EXPECT_EQ(ranges(first_last_stages(model, layout, 4, 1, 1, 1, Recompute::None)),
+            (Ranges{{0, 1}, {2, 4}, {5, 7}, {8, 9}}));
+  // Only the last given (7 on rank 1 of 2, 1 left for rank 0), interleaved 1 x 2 chunks: 7 is odd.
+  EXPECT_THROW(first_last_stages(model, layout, 2, 2, 0, 7, Recompute::None), std::invalid_argument);
+  // pp 2, vpp 2: rank 0 holds 2 (1 per chunk), rank 1 holds 6 (3 per chunk), chunks in chain order r0 r1 r0 r1.
+  EXPECT_EQ(ranges(first_last_stages(model, layout, 2, 2, 2, 0, Recompute::None)),
+            (Ranges{{0, 1}, {2, 4}, {5, 5}, {6, 9}}));
+  // 8 - 1 = 7 blocks do not split over 2 middle ranks (pp 3, first given).
+  EXPECT_THROW(first_last_stages(model, layout, 3, 1, 1, 0, Recompute::None), std::invalid_argument);
+  EXPECT_THROW(first_last_stages(model, layout, 1, 1, 1, 0, Recompute::None), std::invalid_argument);  // pp 1
 }
 
 TEST(Schedule, MoreChunksThanBlocksGiveTheEmbeddingAndTheHeadTheirOwn) {

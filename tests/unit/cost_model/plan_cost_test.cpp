@@ -145,6 +145,10 @@ TEST(PlanCost, PipelineTime) {
   EXPECT_DOUBLE_EQ(plain.steady_s, 16.0);
   EXPECT_DOUBLE_EQ(plain.bubble_s, 6.0);
   EXPECT_DOUBLE_EQ(pipeline_time(8, 4, 3, 2.0).bubble_s, 2.0);
+  // Interleaved with p2p overlap: the warm-up / cool-down transfers add to the bubble only.
+  const PipelineTime interleaved = pipeline_time(8, 4, 3, 2.0, 0.5);
+  EXPECT_DOUBLE_EQ(interleaved.steady_s, 16.0);
+  EXPECT_DOUBLE_EQ(interleaved.bubble_s, 2.5);
 }
 
 TEST(PlanCost, MemoryOverflowIsInfeasibleNotAnError) {
