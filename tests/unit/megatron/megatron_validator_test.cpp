@@ -95,6 +95,43 @@ TEST(MegatronValidator, FindsBrokenRulesInAHandWrittenLine) {
   for (const std::string& problem : mapping) EXPECT_EQ(problem, search::describe(MegatronRule::TpPpDpMappingGroups));
 }
 
+TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
+  const ModelSpec model = moe_model();
+  search::MegatronArguments emitted;
+  // Weight-gather overlap without the distributed optimizer or --overlap-grad-reduce, TP overlap
+  // without sp, the EP all-to-all overlap with the default (all-gather) dispatcher and pp 2 without
+  // a virtual pipeline, blocking interleaved p2p at pp 2.
+  emitted.arguments =
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --expert-model-parallel-size 2 "
+      "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
+      "--num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --num-experts 8 "
+      "--moe-ffn-hidden-size 1024 --attention-backend flash --bf16 --overlap-param-gather --tp-comm-overlap "
+      "--overlap-moe-expert-parallel-comm";
+  emitted.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  std::vector<std::string> problems = validate_line(model, 16, emitted);
+  using search::MegatronRule;
+  for (MegatronRule rule : {MegatronRule::ParamGatherOverlap, MegatronRule::TpCommOverlap, MegatronRule::MoeA2aOverlap})
+    EXPECT_TRUE(mentions(problems, rule)) << search::describe(rule);
+  emitted.arguments =
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
+      "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
+      "--num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --num-experts 8 "
+      "--moe-ffn-hidden-size 1024 --attention-backend flash --num-layers-per-virtual-pipeline-stage 2 "
+      "--no-overlap-p2p-communication";
+  problems = validate_line(model, 16, emitted);
+  EXPECT_TRUE(mentions(problems, MegatronRule::InterleavedNeedsPp));
+  // The search keeps such plans out: interleaving at pp 2 priced with blocking p2p breaks the rule.
+  Execution e = plan(2, 1, 1, 2, 4, Framework::MegatronCore);
+  e.global_batch = 8;
+  e.vpp = 2;
+  e.overlap.p2p = false;
+  const std::vector<MegatronRule> broken = search::megatron_violations(model, e);
+  EXPECT_NE(std::find(broken.begin(), broken.end(), MegatronRule::InterleavedNeedsPp), broken.end());
+  e.overlap.p2p = true;
+  const std::vector<MegatronRule> fine = search::megatron_violations(model, e);
+  EXPECT_EQ(std::find(fine.begin(), fine.end(), MegatronRule::InterleavedNeedsPp), fine.end());
+}
+
 TEST(MegatronValidator, RankGroupsFollowParallelStateOrder) {
   // tp-cp-dp-pp with tp=2, cp=1, dp=2, pp=2: dp groups stride 2, pp groups stride 4.
   EXPECT_EQ(masked_groups({2, 1, 2, 2}, {false, false, true, false}),

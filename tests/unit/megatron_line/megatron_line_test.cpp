@@ -169,6 +169,8 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   // The EP all-to-all overlap: with experts, and not with full recompute.
   Execution moe = plan_of(1, 1, 8, 1, 8, 1, 1, stages_of({32}, {Recompute::None}));
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+  // ... whose all-to-all is the priced one (Megatron's default dispatcher all-gathers).
+  EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--moe-token-dispatcher-type alltoall"));
   moe.stages.front().recompute = Recompute::Full;
   EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
 }
