@@ -166,12 +166,14 @@ const Source& source_of(const std::vector<Source>& sources, const PublishedRun& 
                            run.at("source") + "' (describe how that source's software ran)");
 }
 
-// The row's model: its preset (whose hyperparameters must be the row's), or
-// a GPT of the row's size in the source's architecture.
+// The row's model: its preset or model file (whose hyperparameters must be
+// the row's), or a GPT of the row's size in the source's architecture.
 ModelSpec model_of(const PublishedRun& run, const Source& source) {
   ModelSpec model;
   if (run.has("model")) {
-    model = io::load_model(run.at("model"));
+    // A preset name, or a .toml beside this file (a model only a source uses).
+    const std::string& name = run.at("model");
+    model = io::load_model(name.ends_with(".toml") ? here() + "/" + name : name);
   } else {
     model.name = "run-line-" + std::to_string(run.line);
     model.num_layers = run.integer("layers");
