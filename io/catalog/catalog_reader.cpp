@@ -6,6 +6,7 @@
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/catalog_writer.hpp"
 #include "io/catalog/h5_attributes.hpp"
+#include "io/catalog/row_checks.hpp"
 #include "io/host/files.hpp"
 #include "io/host/memory.hpp"
 
@@ -45,6 +46,7 @@ std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name
                                 (reason.empty() ? ": the file is damaged (a checksum or the compression fails)"
                                                 : ": " + reason));
   }
+  check_rows(path, name, memory_type, rows.data(), count, first);
   return rows;
 }
 

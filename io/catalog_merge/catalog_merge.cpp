@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "io/atomic_file/atomic_file.hpp"
@@ -64,6 +65,13 @@ Part read_part(const std::string& path) {
     part.plans.push_back(std::move(entry));
   }
   if (part.plans.empty()) throw std::invalid_argument(path + ": the part catalog has no plans");
+  // Each part holds the presets of its own plans: one that lost them (a deleted /clusters) is damaged,
+  // even where another part holds a group of the same name.
+  std::set<std::string> models, clusters;
+  for (const PlanRow& row : rows) {
+    if (models.insert(get_fixed(row.model)).second) (void)reader.model(get_fixed(row.model));
+    if (clusters.insert(get_fixed(row.cluster)).second) (void)reader.gpu_hbm_bytes(get_fixed(row.cluster));
+  }
   part.first_point = part.plans.front().row.point_id;
   part.validation = reader.validation();
   return part;

@@ -4,6 +4,11 @@ damage.py IN OUT offset-past-stages   /plans row 0's stage_offset = 2^64-1
 damage.py IN OUT huge-plans           /plans resized to 2^34 rows (never written)
 damage.py IN OUT flip-plans           one byte of /plans' first stored chunk flipped
 damage.py IN OUT flip SEED            one byte anywhere in the file flipped (position from SEED)
+damage.py IN OUT drop-clusters        the /clusters group deleted
+damage.py IN OUT edit TABLE MEMBER VALUE
+                                      MEMBER of the first feasible plan's row (or that plan's first
+                                      stage's) set to VALUE (nan, -1, inf, 0, a text) through HDF5,
+                                      so every checksum still holds; prints the row
 """
 import random
 import shutil
@@ -42,5 +47,18 @@ elif how == "flip":
     data[position] ^= 1 << rng.randrange(8)
     open(target, "wb").write(data)
     print(position)
+elif how == "drop-clusters":
+    with h5py.File(target, "r+") as f:
+        del f["clusters"]
+elif how == "edit":
+    table, member, text = sys.argv[4:7]
+    with h5py.File(target, "r+") as f:
+        plan = next(i for i, row in enumerate(f["plans"]) if row["feasible"] == 1)
+        index = plan if table == "plans" else int(f["plans"][plan]["stage_offset"])
+        row = f[table][index]
+        kind = row.dtype[member].kind
+        row[member] = text.encode() if kind == "S" else (float(text) if kind == "f" else int(text))
+        f[table][index] = row
+    print(index)
 else:
     sys.exit("damage.py: unknown damage " + how)

@@ -40,18 +40,37 @@ std::string shared_path(const char* tag) {
   return name;
 }
 
+// A feasible plan as a catalog job writes one (the reader checks every value, io/catalog/row_checks.hpp).
 PlanEntry plan_for(int point, int stages) {
   PlanEntry plan;
-  plan.row.point_id = static_cast<std::uint64_t>(point);
-  set_fixed(plan.row.model, "model-" + std::to_string(point));
-  set_fixed(plan.row.kind, "nest");
-  plan.row.feasible = 1;
-  plan.row.pp = stages;
-  plan.row.iter_time_s = 1.5 + point;
+  PlanRow& row = plan.row;
+  row.point_id = static_cast<std::uint64_t>(point);
+  set_fixed(row.model, "model-" + std::to_string(point));
+  set_fixed(row.cluster, "cluster");
+  row.gpus = stages;
+  row.global_batch = 8;
+  row.seq_len = 1024;
+  set_fixed(row.kind, "nest");
+  row.feasible = 1;
+  row.tp = row.dp = row.ep = row.cp = row.mbs = row.vpp = 1;
+  row.pp = stages;
+  set_fixed(row.recompute, "none");
+  set_fixed(row.framework, "nest");
+  set_fixed(row.attention, "flash");
+  set_fixed(row.overlap, "all");
+  row.iter_time_s = 1.5 + point;
+  row.tokens_per_s = 8 * 1024 / row.iter_time_s;
+  row.mem_peak_bytes = 1 << 30;
   for (int s = 0; s < stages; ++s) {
     StageRow stage;
+    stage.stage = s;
     stage.first_layer = s;
     stage.last_layer = s;
+    stage.devices = 1;
+    stage.first_device = s;
+    stage.boundary_level = s == 0 ? -1 : 0;
+    stage.pipeline_rank = s;
+    set_fixed(stage.recompute, "none");
     stage.fw_s = 0.25 * s;
     plan.stages.push_back(stage);
   }
