@@ -109,7 +109,7 @@ if "$nestfast" solve --help 2>/dev/null | grep -qE -- '--gpu( |$)'; then
 import json, sys
 cpu, gpu = (json.load(open(f)) for f in sys.argv[1:])
 print('wall_s cpu', cpu['stats']['wall_s'], 'gpu', gpu['stats']['wall_s'], gpu['stats']['dp_device'])
-sys.exit(0 if cpu['best'] == gpu['best'] and cpu['alternatives'] == gpu['alternatives'] else 1)
+sys.exit(0 if cpu['plans'] == gpu['plans'] else 1)
 " "$out/solve_cpu.json" "$out/solve_gpu.json"
 else
   record solve_gpu unsupported 0 "this nestfast has no 'solve --gpu'"

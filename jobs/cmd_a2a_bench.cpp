@@ -30,6 +30,7 @@
 #include "jobs/catalog/agreement.hpp"
 #include "jobs/cli_agreement.hpp"
 #include "jobs/cli_checks.hpp"
+#include "io/record_json/alltoallv_json.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/workload_input.hpp"
@@ -74,32 +75,19 @@ std::string fixed_or_dash(bool known, double value, const char* format) {
   return known ? fmt::format(fmt::runtime(format), value) : std::string("-");
 }
 
-void print_row(const comm::PointResult& point, const comm::Measurement& run, int ranks) {
-  const double algbw = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
-  const double busbw = algbw * (ranks - 1) / ranks;
-  const comm::Efficiency eff = comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s);
-  const std::string wrong = run.validated ? std::to_string(run.wrong) : "-";
-  const std::string algo = run.algo == "auto" ? "auto:" + run.decision : run.algo;
+// One OSU-style row; lb and eff are "-" where there is no bound or an
+// iteration beat it (efficiency_pct NaN).
+void print_row(const comm::ValidationResult& row) {
+  const std::string wrong = row.validated ? std::to_string(row.wrong_bytes) : "-";
+  const std::string algo = row.algo == "auto" ? "auto:" + row.picked : row.algo;
+  const bool bounded = row.lower_bound_us > 0;
   std::printf("%-12llu %16.2f %16.2f %16.2f %10d %12.3f %12.3f %8s %12s %7s %7d  %s\n",
-              static_cast<unsigned long long>(point.bytes_per_rank), run.avg_s * 1e6, run.min_s * 1e6,
-              run.max_s * 1e6, run.iterations, algbw, busbw, wrong.c_str(),
-              fixed_or_dash(eff.bounded, point.lower_bound_s * 1e6, "{:.2f}").c_str(),
-              fixed_or_dash(eff.known(), 100 * eff.value, "{:.1f}").c_str(), run.stages, algo.c_str());
+              static_cast<unsigned long long>(row.bytes_per_rank), row.time_avg_us, row.time_min_us, row.time_max_us,
+              row.iterations, row.algbw_GBps, row.busbw_GBps, wrong.c_str(),
+              fixed_or_dash(bounded, row.lower_bound_us, "{:.2f}").c_str(),
+              fixed_or_dash(bounded && std::isfinite(row.efficiency_pct), row.efficiency_pct, "{:.1f}").c_str(),
+              row.stages, algo.c_str());
   std::fflush(stdout);
-}
-
-nlohmann::json json_row(const comm::PointResult& point, const comm::Measurement& run, int ranks) {
-  const double algbw = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
-  const comm::Efficiency eff = comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s);
-  nlohmann::json bad = nlohmann::json::array();
-  for (const auto& byte : run.first_bad) bad.push_back({{"src", byte.src}, {"dst", byte.dst}, {"offset", byte.offset}});
-  return {{"size", point.bytes_per_rank}, {"algo", run.algo}, {"picked", run.algo == "auto" ? run.decision : run.algo},
-          {"avg_us", run.avg_s * 1e6}, {"min_us", run.min_s * 1e6}, {"max_us", run.max_s * 1e6},
-          {"iterations", run.iterations}, {"algbw_GBps", algbw}, {"busbw_GBps", algbw * (ranks - 1) / ranks},
-          {"validated", run.validated}, {"wrong", run.wrong}, {"first_bad", bad},
-          {"lb_us", eff.bounded ? nlohmann::json(point.lower_bound_s * 1e6) : nlohmann::json(nullptr)},
-          {"eff", eff.known() ? nlohmann::json(eff.value) : nlohmann::json(nullptr)},
-          {"bound_violated", eff.bound_violated}, {"stages", run.stages}};
 }
 
 // The rates the bound rests on: --nic-GBps (per NIC), else the --cluster
@@ -293,9 +281,10 @@ int run_bench(const BenchOptions& options) {
       throw comm::AgreedError(kExitBadInput, error.what());
     }
     for (const comm::Measurement& run : point.runs) {
-      if (root) print_row(point, run, ranks);
-      if (comm::efficiency(point.lower_bound_s, run.min_s, run.avg_s).bound_violated) violations.push_back(run.algo);
-      rows.push_back(json_row(point, run, ranks));
+      const comm::ValidationResult row = comm::alltoallv_result(topology, point, run);
+      if (root) print_row(row);
+      if (row.bound_violated) violations.push_back(run.algo);
+      rows.push_back(io::to_json(row, false));
       if (!options.timeline_path.empty()) {
         nlohmann::json timeline = gather_timeline(topology, run);
         if (root) timelines.push_back({{"algo", run.algo}, {"size", point.bytes_per_rank}, {"ranks", std::move(timeline)}});

@@ -1,37 +1,43 @@
 // nestfast evaluate: price one given plan with the analytic cost model —
-// iteration time and its breakdown, tokens/s, MFU, memory per pipeline rank
-// vs HBM — as a table or (--json) one JSON object. Rank 0 prints; every
-// rank computes (it is cheap), so the command also works under mpiexec.
+// iteration time and its breakdown, tokens/s, MFU, memory per stage vs HBM —
+// as a table or (--json) one plan record. The plan comes from the flags or
+// from a file another command printed (--plan: solve/query/evaluate --json,
+// or a catalog, whose own models and clusters then price it). Rank 0 prints;
+// every rank computes (it is cheap), so the command also works under mpiexec.
 #include <fmt/format.h>
 #include <mpi.h>
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "io/catalog/catalog_reader.hpp"
 #include "io/presets/presets.hpp"
+#include "io/record_json/plan_json.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/megatron_text.hpp"
+#include "jobs/plan_text.hpp"
 #include "jobs/pricing_options.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/execution_layout.hpp"
-#include "solver/search/megatron_args.hpp"
-#include "solver/search/strategy_space.hpp"
 #include "solver/search/plan_cost.hpp"
+#include "solver/search/plan_record.hpp"
 #include "solver/search/solve.hpp"
+#include "solver/search/strategy_space.hpp"
 
 namespace nestfast::jobs {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct EvaluateOptions {
   std::string model;
@@ -50,12 +56,16 @@ struct EvaluateOptions {
   std::string optimizer = "adam";
   std::string a2a = "fast";
   double moe_imbalance = 1.0;
+  PricingFlags pricing;
   std::string framework = "megatron-core";
   int recompute_layers = 0;
   int first_stage_blocks = 0;  // Megatron's --decoder-first-pipeline-num-layers; 0 = even split
   int last_stage_blocks = 0;   // ... --decoder-last-pipeline-num-layers
-  PricingFlags pricing;
   bool json = false;
+  std::string plan_file;         // --plan: a JSON document or a catalog
+  std::string pick = "nest:0";   // --pick KIND[:RANK_K]
+  std::int64_t point = -1;       // --point ID
+  std::int64_t plan_row = -1;    // --plan-row R (catalogs)
 };
 
 // "A-B[:mode]": one stage over the layer chain (0 = embedding, L+1 = head)
@@ -115,9 +125,9 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.framework = parse_framework(options.framework, "--framework");
   execution.attention = search::plan_attention(execution.framework, attention_of(options.pricing), execution.cp);
   execution.overlap = overlap_of(options.pricing);
-  execution.placement = search::parse_placement(options.placement, "--placement");
   if (options.recompute_layers < 0)
     throw std::invalid_argument("--recompute-layers: " + std::to_string(options.recompute_layers) + " must be >= 0");
+  execution.placement = search::parse_placement(options.placement, "--placement");
 
   validate_degrees(model, cluster, execution, options.gpus);
   const ExecutionLayout layout = compute_layout(cluster, execution);
@@ -144,165 +154,198 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   return execution;
 }
 
-std::string layers_text(const Execution& execution, const RankCost& rank) {
-  std::string text;
-  for (int index : rank.stages) {
-    const StagePlan& stage = execution.stages[static_cast<std::size_t>(index)];
-    if (!text.empty()) text += ",";
-    text += fmt::format("{}-{}", stage.first_layer, stage.last_layer);
+// Derives the stage layout of a plan read from a file and checks it, naming `where`.
+Execution checked_execution(const search::PlanRecord& record, const ModelSpec& model, const ClusterSpec& cluster,
+                            const std::string& where) {
+  Execution execution = search::execution_of(record);
+  try {
+    validate_degrees(model, cluster, execution, record.gpus);
+    derive_stage_layout(compute_layout(cluster, execution), execution);
+    validate_stages(model, compute_layout(cluster, execution), execution);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(where + ": " + error.what());
   }
-  return text;
+  return execution;
 }
 
-// The plan's recompute mode, or "mixed" when stages differ (the table
-// then shows each rank's).
-std::string recompute_text(const Execution& execution) {
-  for (const StagePlan& stage : execution.stages)
-    if (stage.recompute != execution.stages.front().recompute) return "mixed";
-  return to_string(execution.stages.front().recompute);
+// "nest:0" -> ("nest", 0); "mcmc" -> ("mcmc", 0).
+std::pair<std::string, int> parse_pick(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  int rank_k = 0;
+  if (colon != std::string::npos) rank_k = parse_int(text.substr(colon + 1), "--pick (KIND[:RANK_K])", 0, 1 << 20);
+  if (kind.empty()) throw std::invalid_argument("--pick: '" + text + "' names no kind");
+  return {kind, rank_k};
 }
 
-std::string rank_recompute_text(const Execution& execution, const RankCost& rank) {
-  std::string text;
-  for (int index : rank.stages) {
-    if (!text.empty()) text += ",";
-    text += to_string(execution.stages[static_cast<std::size_t>(index)].recompute);
+// The plan --plan, --pick, --point and --plan-row select, with where it came from.
+struct PickedPlan {
+  search::PlanRecord record;
+  std::string where;
+};
+
+PickedPlan pick_plan(const std::vector<io::FoundRecord>& found, const EvaluateOptions& options,
+                     const std::string& source) {
+  if (found.empty()) throw std::invalid_argument("--plan: " + source + " holds no plan record");
+  if (options.plan_row >= 0) {
+    if (static_cast<std::size_t>(options.plan_row) >= found.size()) {
+      throw std::invalid_argument("--plan-row: " + std::to_string(options.plan_row) + " is past the last of the " +
+                                  std::to_string(found.size()) + " plans in " + source);
+    }
+    const io::FoundRecord& row = found[static_cast<std::size_t>(options.plan_row)];
+    return {row.record, source + ":" + row.path};
   }
-  return text;
+  const auto [kind, rank_k] = parse_pick(options.pick);
+  std::vector<const io::FoundRecord*> matches;
+  std::set<std::uint64_t> points;
+  for (const io::FoundRecord& candidate : found) {
+    const search::PlanRecord& r = candidate.record;
+    if (options.point >= 0 && r.point_id != static_cast<std::uint64_t>(options.point)) continue;
+    if (found.size() > 1 && (r.kind != kind || r.rank_k != rank_k)) continue;
+    matches.push_back(&candidate);
+    if (r.point_id) points.insert(*r.point_id);
+  }
+  if (matches.empty()) {
+    throw std::invalid_argument("--pick: no plan " + options.pick +
+                                (options.point >= 0 ? " of point " + std::to_string(options.point) : std::string()) +
+                                " in " + source);
+  }
+  if (matches.size() > 1) {
+    std::string ids;
+    for (std::uint64_t id : points) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    throw std::invalid_argument("--point: " + source + " holds " + std::to_string(matches.size()) + " plans " +
+                                options.pick + " (sweep points " + ids + "); choose one with --point ID");
+  }
+  return {matches.front()->record, source + ":" + matches.front()->path};
+}
+
+bool is_catalog(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char signature[8] = {};
+  in.read(signature, sizeof signature);
+  return in.gcount() == 8 && std::string(signature, 8) == "\x89HDF\r\n\x1a\n";
+}
+
+// What evaluate prices: the model, the cluster and the plan, with the record it came from.
+struct Evaluation {
+  ModelSpec model;
+  ClusterSpec cluster;
+  Execution execution;
+  std::string kind = "given";
+  int rank_k = 0;
+  std::optional<search::PlanRecord> source;  // the plan as the file printed it
+  std::string where;
+};
+
+Evaluation from_plan_file(const EvaluateOptions& options) {
+  Evaluation out;
+  PickedPlan picked;
+  if (is_catalog(options.plan_file)) {
+    // The catalog's own models and clusters price its plans: the file alone is enough.
+    const io::CatalogReader reader(options.plan_file);
+    std::vector<io::FoundRecord> found;
+    std::size_t row = 0;
+    for (search::PlanRecord& record : reader.plan_records()) {
+      found.push_back({"/plans[" + std::to_string(row++) + "]", std::move(record)});
+    }
+    picked = pick_plan(found, options, options.plan_file);
+    out.model = options.model.empty() ? reader.model(picked.record.model) : io::load_model(options.model);
+    out.cluster = options.cluster.empty() ? reader.cluster(picked.record.cluster) : io::load_cluster(options.cluster);
+  } else {
+    std::ifstream in(options.plan_file);
+    if (!in) throw std::invalid_argument("--plan: " + options.plan_file + " cannot be read");
+    nlohmann::json document;
+    try {
+      document = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& error) {
+      throw std::invalid_argument("--plan: " + options.plan_file + " is not JSON: " + error.what());
+    }
+    picked = pick_plan(io::plan_records_in(document, options.plan_file), options, options.plan_file);
+    // The file names its model and cluster; presets of those names price it unless --model/--cluster say otherwise.
+    const auto named = [&](auto load, const std::string& flag, const std::string& given, const std::string& name) {
+      if (!given.empty()) return load(given);
+      try {
+        return load(name);
+      } catch (const std::invalid_argument& error) {
+        throw std::invalid_argument(std::string(error.what()) + "; " + picked.where + " names '" + name +
+                                    "': give " + flag + " NAME_OR_FILE");
+      }
+    };
+    out.model = named(io::load_model, "--model", options.model, picked.record.model);
+    out.cluster = named(io::load_cluster, "--cluster", options.cluster, picked.record.cluster);
+  }
+  if (!picked.record.feasible && picked.record.stages.empty()) {
+    throw std::invalid_argument("--plan: " + picked.where + " (" + picked.record.kind +
+                                ") has no plan: none was feasible; pick another with --pick");
+  }
+  out.execution = checked_execution(picked.record, out.model, out.cluster, picked.where);
+  out.kind = picked.record.kind;
+  out.rank_k = picked.record.rank_k;
+  out.source = picked.record;
+  out.where = picked.where;
+  return out;
+}
+
+Evaluation from_flags(const EvaluateOptions& options) {
+  if (options.model.empty()) throw std::invalid_argument("--model: required (or give --plan FILE)");
+  if (options.cluster.empty()) throw std::invalid_argument("--cluster: required (or give --plan FILE)");
+  Evaluation out;
+  out.model = io::load_model(options.model);
+  out.cluster = io::load_cluster(options.cluster);
+  out.execution = build_execution(options, out.model, out.cluster);
+  return out;
 }
 
 // The same plan with the MoE all-to-alls priced by the other algorithm
 // (FAST vs the fan-out baseline), so the saving is visible in one run.
-struct AllToAllComparison {
-  AllToAllAlgorithm algorithm;
-  PlanCost cost;
-};
-
-std::optional<AllToAllComparison> other_all_to_all(const ModelSpec& model, const ClusterSpec& cluster,
-                                                   const Execution& execution) {
-  if (execution.ep <= 1) return std::nullopt;
-  Execution other = execution;
-  other.a2a = execution.a2a == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
-  return AllToAllComparison{other.a2a, evaluate_plan(model, cluster, other)};
+std::optional<search::PlanRecord> other_all_to_all(const Evaluation& e) {
+  if (e.execution.ep <= 1) return std::nullopt;
+  Execution other = e.execution;
+  other.a2a = other.a2a == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
+  return search::price_plan_record(e.model, e.cluster, other, e.kind, e.rank_k);
 }
 
-nlohmann::json to_json(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
-                       const PlanCost& cost, int seq, const std::optional<AllToAllComparison>& other) {
-  const TimeBreakdown& b = cost.breakdown;
-  nlohmann::json stages = nlohmann::json::array();
-  for (const RankCost& rank : cost.ranks) {
-    nlohmann::json layers = nlohmann::json::array();
-    for (int index : rank.stages) {
-      const StagePlan& stage = execution.stages[static_cast<std::size_t>(index)];
-      layers.push_back({{"first_layer", stage.first_layer},
-                        {"last_layer", stage.last_layer},
-                        {"boundary_level", stage.boundary_level},
-                        {"recompute", to_string(stage.recompute)},
-                        {"recompute_layers", stage.recompute_layers}});
-    }
-    stages.push_back({{"rank", rank.rank},
-                      {"first_device", rank.first_device},
-                      {"chunks", layers},
-                      {"time_per_microbatch_s", rank.time_per_microbatch_s},
-                      {"stash_microbatches", rank.stash_microbatches},
-                      {"memory_bytes", rank.memory.total_bytes()},
-                      {"weights_bytes", rank.memory.weights_bytes},
-                      {"gradients_bytes", rank.memory.gradients_bytes},
-                      {"optimizer_bytes", rank.memory.optimizer_bytes},
-                      {"activations_bytes", rank.memory.activations_bytes},
-                      {"working_bytes", rank.memory.working_bytes},
-                      {"fits", rank.memory.total_bytes() <= cost.hbm_bytes}});
-  }
-  nlohmann::json result = {{"model", model.name},
-                            {"model_parameters", total_parameters(model)},
-          {"cluster", cluster.name},
-          {"gpus", execution.devices()},
-          {"plan",
-           {{"tp", execution.tp}, {"cp", execution.cp}, {"ep", execution.ep}, {"pp", execution.pp},
-            {"dp", execution.dp}, {"sp", execution.sp}, {"micro_batch", execution.micro_batch},
-            {"global_batch", execution.global_batch}, {"micro_batches", cost.micro_batches}, {"seq_len", seq},
-            {"vpp", execution.vpp}, {"zero_stage", execution.zero_stage},
-            {"recompute", recompute_text(execution)}, {"placement", search::placement_to_string(execution.placement)}, {"a2a", to_string(execution.a2a)},
-            {"moe_imbalance", execution.expert_imbalance}, {"framework", to_string(execution.framework)},
-            {"attention", to_string(execution.attention)}, {"overlap", to_string(execution.overlap)},
-            {"overlap_priced", to_string(effective_overlap(execution))}}},
-          {"iteration_time_s", cost.iteration_time_s},
-          {"tokens_per_s", cost.tokens_per_s},
-          {"sequences_per_s", cost.sequences_per_s},
-          {"mfu", cost.mfu},
-          {"hfu", cost.hfu},
-          {"model_flops", cost.model_flops},
-          {"breakdown",
-           {{"compute_s", b.compute_s}, {"recompute_s", b.recompute_s}, {"tp_comm_s", b.tp_comm_s},
-            {"cp_comm_s", b.cp_comm_s}, {"ep_comm_s", b.ep_comm_s}, {"zero3_gather_s", b.zero3_gather_s},
-            {"p2p_s", b.p2p_s}, {"bubble_s", b.bubble_s}, {"dp_sync_s", b.dp_sync_s},
-            {"optimizer_s", b.optimizer_s}}},
-          {"bottleneck_rank", cost.bottleneck_rank},
-          {"feasible", cost.feasible},
-          {"infeasible_reason", cost.infeasible_reason},
-          {"memory_peak_bytes", cost.memory_peak_bytes},
-          {"hbm_bytes", cost.hbm_bytes},
-          {"stages", stages}};
-  result.update(megatron_json(megatron_launch(model, execution)));
+void print_table(const Evaluation& e, const search::PlanRecord& record, const PlanCost& cost,
+                 const std::optional<search::PlanRecord>& other) {
+  std::cout << fmt::format("# nestfast evaluate: {} ({:.1f}B parameters) on {} ({} GPUs)\n", e.model.name,
+                           total_parameters(e.model) / 1e9, e.cluster.name, record.gpus);
+  if (e.source) std::cout << fmt::format("# plan from {}\n", e.where);
+  std::cout << "plan: " << degrees_text(record) << " optimizer=" << to_string(record.optimizer)
+            << " a2a=" << to_string(record.a2a) << "\n";
+  std::cout << price_text(record) << "\n";
+  std::cout << breakdown_text(record);
   if (other)
-    result["a2a_alternative"] = {{"a2a", to_string(other->algorithm)},
-                                 {"ep_comm_s", other->cost.breakdown.ep_comm_s},
-                                 {"iteration_time_s", other->cost.iteration_time_s}};
-  return result;
-}
-
-void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
-                 const PlanCost& cost, int seq, const std::optional<AllToAllComparison>& other) {
-  std::cout << fmt::format("# nestfast evaluate: {} ({:.1f}B parameters) on {} ({} GPUs)\n", model.name,
-                           total_parameters(model) / 1e9, cluster.name, execution.devices());
-  std::cout << fmt::format(
-      "# plan: tp={} cp={} ep={} pp={} dp={} sp={} mbs={} gbs={} (m={}) seq={} vpp={} zero={} recompute={} "
-      "placement={} a2a={} attention={} overlap={} (priced)\n",
-      execution.tp, execution.cp, execution.ep, execution.pp, execution.dp, execution.sp ? "on" : "off",
-      execution.micro_batch, execution.global_batch, cost.micro_batches, seq, execution.vpp, execution.zero_stage,
-      recompute_text(execution), search::placement_to_string(execution.placement), to_string(execution.a2a),
-      to_string(execution.attention), to_string(effective_overlap(execution)));
-  const double total = cost.iteration_time_s;
-  const TimeBreakdown& b = cost.breakdown;
-  std::cout << fmt::format("iteration time   {:12.4f} s\n", total);
-  const std::pair<const char*, double> parts[] = {
-      {"compute", b.compute_s},   {"recompute", b.recompute_s}, {"TP comm", b.tp_comm_s},
-      {"CP comm", b.cp_comm_s},   {"EP comm", b.ep_comm_s},     {"ZeRO-3 gather", b.zero3_gather_s},
-      {"p2p", b.p2p_s},           {"bubble", b.bubble_s},       {"DP sync", b.dp_sync_s},
-      {"optimizer", b.optimizer_s}};
-  for (const auto& [name, seconds] : parts)
-    std::cout << fmt::format("  {:<14} {:12.4f} s  {:5.1f}%\n", name, seconds, 100 * seconds / total);
-  if (other)
-    std::cout << fmt::format("  (EP all-to-all priced as {}: {:.4f} s, iteration {:.4f} s)\n", to_string(other->algorithm),
-                             other->cost.breakdown.ep_comm_s, other->cost.iteration_time_s);
-  std::cout << fmt::format("tokens/s         {:12.0f}\n", cost.tokens_per_s);
-  std::cout << fmt::format("sequences/s      {:12.3f}\n", cost.sequences_per_s);
-  std::cout << fmt::format("MFU              {:11.1f}%   (HFU {:.1f}% with recompute, {:.1f} TFLOP/s per GPU)\n",
-                           100 * cost.mfu, 100 * cost.hfu,
-                           cost.hfu * cluster.gpu.peak_flops_bf16 / 1e12);
-  std::cout << fmt::format("\n# memory per device by pipeline rank (GiB; HBM {:.2f} GiB)\n", cost.hbm_bytes / kGiB);
-  std::cout << fmt::format("{:>5} {:>12} {:>10} {:>8} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>5}\n",
-                           "rank", "layers", "recompute", "device", "level", "weights", "grads", "optim", "activ",
-                           "working", "total", "ms/mb", "fits");
-  for (const RankCost& rank : cost.ranks) {
-    const StagePlan& first = execution.stages[static_cast<std::size_t>(rank.stages.front())];
-    const StageMemory& memory = rank.memory;
-    std::cout << fmt::format(
-        "{:>5} {:>12} {:>10} {:>8} {:>6} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>9.2f} {:>5}\n",
-        rank.rank, layers_text(execution, rank), rank_recompute_text(execution, rank), rank.first_device,
-        first.boundary_level,
-                             memory.weights_bytes / kGiB, memory.gradients_bytes / kGiB,
-                             memory.optimizer_bytes / kGiB, memory.activations_bytes / kGiB,
-                             memory.working_bytes / kGiB, memory.total_bytes() / kGiB,
-                             rank.time_per_microbatch_s * 1e3, memory.total_bytes() <= cost.hbm_bytes ? "yes" : "NO");
-  }
-  std::cout << fmt::format("peak memory      {:12.2f} GiB of {:.2f} GiB\n", cost.memory_peak_bytes / kGiB,
-                           cost.hbm_bytes / kGiB);
+    std::cout << fmt::format("  (EP all-to-all priced as {}: {:.4f} s, iteration {:.4f} s)\n", to_string(other->a2a),
+                             other->breakdown.ep_comm_s, other->iteration_time_s);
+  std::cout << fmt::format("sequences/s {:.3f}, HFU {:.1f}% (with recompute, {:.1f} TFLOP/s per GPU)\n",
+                           cost.sequences_per_s, 100 * cost.hfu, cost.hfu * e.cluster.gpu.peak_flops_bf16 / 1e12);
+  std::cout << stage_table(record, true);
   if (cost.feasible)
     std::cout << "feasible: yes\n";
   else
     std::cout << "feasible: NO — the plan does not fit: " << cost.infeasible_reason << "\n";
-  std::cout << megatron_text(megatron_launch(model, execution));
+  if (e.source && e.source->iteration_time_s > 0) {
+    std::cout << fmt::format("as printed: iteration {:.6f} s, peak memory {:.0f} bytes; priced now: {:.6f} s, {:.0f} bytes\n",
+                             e.source->iteration_time_s, e.source->memory_peak_bytes, record.iteration_time_s,
+                             std::round(record.memory_peak_bytes));
+  }
+  std::cout << megatron_text(megatron_launch(record));
+}
+
+nlohmann::json to_json(const Evaluation& e, const search::PlanRecord& record, const PlanCost& cost,
+                       const std::optional<search::PlanRecord>& other) {
+  nlohmann::json out = io::to_json(record);
+  out["model_parameters"] = total_parameters(e.model);
+  out["sequences_per_s"] = cost.sequences_per_s;
+  out["hfu_pct"] = 100 * cost.hfu;
+  out["model_flops"] = cost.model_flops;
+  out["bottleneck_rank"] = cost.bottleneck_rank;
+  if (other) {
+    out["a2a_alternative"] = {{"a2a", to_string(other->a2a)},
+                              {"ep_comm_s", other->breakdown.ep_comm_s},
+                              {"iteration_time_s", other->iteration_time_s}};
+  }
+  return out;
 }
 
 }  // namespace
@@ -310,16 +353,25 @@ void print_table(const ModelSpec& model, const ClusterSpec& cluster, const Execu
 void register_evaluate(CLI::App& app, CliContext& context) {
   auto options = std::make_shared<EvaluateOptions>();
   auto* command = app.add_subcommand("evaluate", "Price one given plan: time breakdown, throughput, MFU, memory per stage");
-  command->add_option("--model", options->model, "model preset name or .toml path")->required();
-  command->add_option("--cluster", options->cluster, "cluster preset name or .toml path")->required();
-  command->add_option("--gpus", options->gpus, "devices the plan uses")->required();
+  command->add_option("--model", options->model,
+                      "model preset name or .toml path (required without --plan; with it, overrides the file's)");
+  command->add_option("--cluster", options->cluster,
+                      "cluster preset name or .toml path (required without --plan; with it, overrides the file's)");
+  auto* plan = command->add_option("--plan", options->plan_file,
+                                   "price a plan that solve/query/evaluate --json printed (FILE.json), or one of a "
+                                   "catalog's plans (FILE.h5, priced with the catalog's own model and cluster)");
+  command->add_option("--pick", options->pick, "with --plan: which plan, KIND[:RANK_K] (default nest:0)")->needs(plan);
+  command->add_option("--point", options->point, "with --plan: the sweep point of a query or catalog")->needs(plan);
+  command->add_option("--plan-row", options->plan_row, "with --plan: the N-th plan of the file (0-based; /plans row)")
+      ->needs(plan);
+  auto* gpus = command->add_option("--gpus", options->gpus, "devices the plan uses");
   command->add_option("--tp", options->tp, "tensor-parallel degree");
   command->add_option("--pp", options->pp, "pipeline stages (pipeline ranks)");
   command->add_option("--dp", options->dp, "data-parallel degree (default gpus/(tp*cp*pp)); ep is carved out of it");
   command->add_option("--cp", options->cp, "context-parallel degree");
   command->add_option("--ep", options->ep, "expert-parallel degree (divides dp and the expert count)");
   command->add_option("--sp", options->sp, "sequence parallelism: on|off");
-  command->add_option("--gbs", options->gbs, "global batch in sequences")->required();
+  auto* gbs = command->add_option("--gbs", options->gbs, "global batch in sequences");
   command->add_option("--mbs", options->mbs, "micro-batch size in sequences");
   command->add_option("--vpp", options->vpp, "interleaved 1F1B chunks per pipeline rank (1 = plain 1F1B)");
   command->add_option("--seq", options->seq, "sequence length (default: the model's)");
@@ -339,26 +391,38 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--optimizer", options->optimizer, "adam|sgd");
   command->add_option("--a2a", options->a2a, "how MoE all-to-alls are priced: fast|fanout");
   command->add_option("--moe-imbalance", options->moe_imbalance, "hottest expert device's tokens / mean (>= 1)");
+  add_pricing_options(*command, options->pricing);
   add_framework_option(*command, options->framework);
   command->add_option("--recompute-layers", options->recompute_layers,
                       "full recompute of only the first N blocks of each stage (Megatron's --recompute-method block); "
                       "0 = every block");
-  add_pricing_options(*command, options->pricing);
   command->add_flag("--json", options->json, "print one JSON object");
-  command->callback([options, &context] {
-    const ModelSpec model = io::load_model(options->model);
-    const ClusterSpec cluster = io::load_cluster(options->cluster);
-    const Execution execution = build_execution(*options, model, cluster);
-    const PlanCost cost = evaluate_plan(model, cluster, execution);
-    const int seq = execution.seq_len > 0 ? execution.seq_len : model.seq_len;
-    const std::optional<AllToAllComparison> other = other_all_to_all(model, cluster, execution);
+  // A plan file fixes the plan: the flags that describe one do not go with it.
+  for (CLI::Option* option : command->get_options()) {
+    const std::string name = option->get_name();
+    if (name == "--plan" || name == "--pick" || name == "--point" || name == "--plan-row" || name == "--model" ||
+        name == "--cluster" || name == "--json" || name == "--help") {
+      continue;
+    }
+    option->excludes(plan);
+  }
+  command->callback([options, gpus, gbs, &context] {
+    if (options->plan_file.empty()) {
+      if (gpus->count() == 0) throw std::invalid_argument("--gpus: required (or give --plan FILE)");
+      if (gbs->count() == 0) throw std::invalid_argument("--gbs: required (or give --plan FILE)");
+    }
+    const Evaluation evaluation = options->plan_file.empty() ? from_flags(*options) : from_plan_file(*options);
+    const PlanCost cost = evaluate_plan(evaluation.model, evaluation.cluster, evaluation.execution);
+    const search::PlanRecord record = search::plan_record(evaluation.model, evaluation.cluster, evaluation.execution,
+                                                          cost, evaluation.kind, evaluation.rank_k);
+    const std::optional<search::PlanRecord> other = other_all_to_all(evaluation);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
       if (options->json)
-        std::cout << to_json(model, cluster, execution, cost, seq, other).dump(2) << "\n";
+        std::cout << to_json(evaluation, record, cost, other).dump(2) << "\n";
       else
-        print_table(model, cluster, execution, cost, seq, other);
+        print_table(evaluation, record, cost, other);
     }
     context.exit_code = 0;
   });

@@ -5,13 +5,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "io/catalog/catalog_reader.hpp"
-#include "io/catalog/catalog_types.hpp"
-#include "jobs/catalog_plan_text.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/launch_file.hpp"
+#include "jobs/megatron_text.hpp"
+#include "jobs/plan_text.hpp"
+#include "solver/search/megatron_args.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -26,61 +28,90 @@ struct QueryOptions {
   std::string launch;  // directory for launch.sbatch + plan.json of the best plan
 };
 
+struct StoredPoint {
+  std::vector<search::PlanRecord> plans;
+};
+
 int run_query(const QueryOptions& options) {
   const io::CatalogReader reader(options.catalog);
   std::map<std::uint64_t, StoredPoint> points;
-  bool model_known = false;
-  for (const io::PlanRow& row : reader.plans()) {
-    if (io::get_fixed(row.model) != options.model) continue;
-    model_known = true;
-    if (row.gpus != options.gpus) continue;
-    if (!options.cluster.empty() && io::get_fixed(row.cluster) != options.cluster) continue;
-    if (options.global_batch > 0 && row.global_batch != options.global_batch) continue;
-    StoredPoint& point = points[row.point_id];
-    point.rows.push_back(row);
-    if (io::get_fixed(row.kind) == "nest" && row.rank_k == 0 && row.feasible != 0) {
-      point.best_stages = reader.stages(row.stage_offset, row.stage_count);
-      point.model = reader.model(io::get_fixed(row.model));
-      point.hbm_bytes = reader.gpu_hbm_bytes(io::get_fixed(row.cluster));
-    }
+  std::set<int> gpu_counts;
+  std::set<std::string> models;
+  for (search::PlanRecord& record : reader.plan_records()) {
+    models.insert(record.model);
+    if (record.model != options.model) continue;
+    if (!options.cluster.empty() && record.cluster != options.cluster) continue;
+    if (options.global_batch > 0 && record.global_batch != options.global_batch) continue;
+    gpu_counts.insert(record.gpus);
+    if (record.gpus != options.gpus) continue;
+    points[record.point_id.value_or(0)].plans.push_back(std::move(record));
   }
   if (points.empty()) {
-    throw std::invalid_argument(options.catalog + ": no stored plan for model '" + options.model + "'" +
-                                (model_known ? " at " + std::to_string(options.gpus) + " GPUs" : std::string()) +
-                                (options.cluster.empty() ? "" : " on cluster '" + options.cluster + "'") +
-                                (options.global_batch > 0 ? " with global batch " + std::to_string(options.global_batch) : ""));
+    const bool model_known = models.contains(options.model);
+    std::string counts = gpu_counts.empty() ? "none with these filters" : "";
+    for (int count : gpu_counts) counts += (counts.empty() ? "" : ", ") + std::to_string(count);
+    std::string names;
+    for (const std::string& name : models) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument(
+        options.catalog + ": no stored plan for model '" + options.model + "'" +
+        (options.cluster.empty() ? "" : " on cluster '" + options.cluster + "'") +
+        (options.global_batch > 0 ? " with global batch " + std::to_string(options.global_batch) : "") +
+        (model_known ? " at " + std::to_string(options.gpus) + " GPUs; stored GPU counts: " + counts
+                     : "; stored models: " + names));
   }
+  // The stored line and environment are what solve printed; the notes and
+  // the overlaps priced are derived from the stored plan again.
+  std::map<std::string, ModelSpec> stored_models;
+  for (auto& [id, point] : points) {
+    for (search::PlanRecord& record : point.plans) {
+      if (!record.feasible) continue;
+      auto model = stored_models.find(record.model);
+      if (model == stored_models.end()) model = stored_models.emplace(record.model, reader.model(record.model)).first;
+      const Execution stored = search::execution_of(record);
+      record.megatron_notes = search::megatron_arguments(model->second, stored).notes;
+      record.overlap_priced = to_string(effective_overlap(stored));
+    }
+  }
+  auto point_document = [](std::uint64_t id, const StoredPoint& point) {
+    const search::PlanRecord& head = point.plans.front();
+    nlohmann::json document = {{"point_id", id},          {"model", head.model},
+                               {"cluster", head.cluster}, {"gpus", head.gpus},
+                               {"global_batch", head.global_batch}, {"seq_len", head.seq_len}};
+    document.update(point_json(point.plans));
+    return document;
+  };
   if (!options.launch.empty()) {
     if (points.size() != 1)
       throw std::invalid_argument("--launch: " + std::to_string(points.size()) +
                                   " sweep points match; narrow them with --cluster and --gbs");
-    const StoredPoint& point = points.begin()->second;
-    const io::PlanRow* best = nullptr;
-    for (const io::PlanRow& row : point.rows)
-      if (io::get_fixed(row.kind) == "nest" && row.rank_k == 0 && row.feasible != 0) best = &row;
-    if (best == nullptr) throw std::invalid_argument("--launch: the sweep point has no feasible plan");
+    const auto& [id, point] = *points.begin();
+    const search::PlanRecord* best = best_plan(point.plans);
+    if (best == nullptr || !best->feasible) throw std::invalid_argument("--launch: the sweep point has no feasible plan");
     LaunchRequest request;
     request.directory = options.launch;
     request.job_name = options.model + "-" + std::to_string(options.gpus) + "gpus";
     request.gpus = options.gpus;
-    request.gpus_per_node = static_cast<int>(
-        reader.u64_attribute_of("clusters/" + io::preset_link_name(io::get_fixed(best->cluster)), "gpus_per_node"));
-    request.vocab = point.model.vocab;
-    request.launch = stored_launch(point, *best);
-    request.plan = point_json(point);
+    const ClusterSpec cluster = reader.cluster(best->cluster);
+    request.gpus_per_node = cluster.levels.empty() ? options.gpus : cluster.levels.front().group_size;
+    request.vocab = stored_models.at(best->model).vocab;
+    request.launch = megatron_launch(*best);
+    request.plan = point_document(id, point);
     write_launch_files(request);
   }
-  if (options.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& [id, point] : points) out.push_back(point_json(point));
-    std::printf("%s\n", out.dump(2).c_str());
-  } else {
-    bool first = true;
-    for (const auto& [id, point] : points) {
-      std::printf("%s%s", first ? "" : "\n", point_text(point).c_str());
-      first = false;
+  nlohmann::json documents = nlohmann::json::array();
+  bool first = true;
+  for (const auto& [id, point] : points) {
+    const search::PlanRecord& head = point.plans.front();
+    if (options.json) {
+      documents.push_back(point_document(id, point));
+    } else {
+      std::printf("%s%s on %s (%d GPUs, global batch %d, seq %d), sweep point %llu\n%s", first ? "" : "\n",
+                  head.model.c_str(), head.cluster.c_str(), head.gpus, head.global_batch, head.seq_len,
+                  static_cast<unsigned long long>(id), point_text(point.plans).c_str());
     }
+    first = false;
   }
+  if (options.json) std::printf("%s\n", documents.dump(2).c_str());
   return 0;
 }
 

@@ -23,8 +23,9 @@
 #include "jobs/dp_device.hpp"
 #include "jobs/launch_file.hpp"
 #include "jobs/megatron_text.hpp"
+#include "jobs/plan_text.hpp"
 #include "jobs/pricing_options.hpp"
-#include "solver/search/plan_cost.hpp"
+#include "solver/search/plan_record.hpp"
 #include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {
@@ -103,103 +104,6 @@ search::StrategySpace make_space(const SolveFlags& flags) {
   return space;
 }
 
-std::string layer_range(int first, int last, int blocks) {
-  auto name = [blocks](int layer) {
-    if (layer == 0) return std::string("emb");
-    if (layer == blocks + 1) return std::string("head");
-    return std::to_string(layer);
-  };
-  return first == last ? name(first) : name(first) + ".." + name(last);
-}
-
-std::string level_name(const ClusterSpec& cluster, int level) {
-  if (level < 0) return "-";
-  return fmt::format("{} ({})", level, cluster.levels[static_cast<std::size_t>(level)].name);
-}
-
-std::string recompute_summary(const Execution& e) {
-  if (e.stages.empty()) return "none";
-  for (const StagePlan& stage : e.stages)
-    if (stage.recompute != e.stages.front().recompute) return "per-stage";
-  const StagePlan& first = e.stages.front();
-  return first.recompute == Recompute::Full && first.recompute_layers > 0
-             ? fmt::format("block({})", first.recompute_layers)
-             : std::string(to_string(first.recompute));
-}
-
-std::string degrees(const Execution& e) {
-  return fmt::format("tp={} cp={} ep={} pp={} dp={} sp={} mbs={} zero={} {} recompute={} attention={} overlap={} placement={}", e.tp,
-                     e.cp, e.ep, e.pp, e.dp, e.sp ? "on" : "off", e.micro_batch, e.zero_stage,
-                     e.vpp > 1 ? fmt::format("interleaved(v={})", e.vpp) : std::string("1F1B"), recompute_summary(e),
-                     to_string(e.attention), to_string(effective_overlap(e)), search::placement_to_string(e.placement));
-}
-
-int stage_blocks(const StagePlan& stage, int blocks) {
-  return std::max(0, std::min(stage.last_layer, blocks) - std::max(stage.first_layer, 1) + 1);
-}
-
-nlohmann::json plan_json(const search::SolveProblem& problem, const Execution& plan, const PlanCost& cost) {
-  nlohmann::json stages = nlohmann::json::array();
-  const int blocks = problem.model.num_layers;
-  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-    const StagePlan& stage = plan.stages[i];
-    const RankCost& rank = cost.ranks[i % static_cast<std::size_t>(plan.pp)];
-    stages.push_back({{"index", i},
-                      {"pipeline_rank", rank.rank},
-                      {"first_layer", stage.first_layer},
-                      {"last_layer", stage.last_layer},
-                      {"blocks", stage_blocks(stage, blocks)},
-                      {"devices", plan.devices() / plan.pp},
-                      {"first_device", stage.first_device},
-                      {"boundary_level", stage.boundary_level},
-                      {"boundary_level_name",
-                       stage.boundary_level >= 0 ? problem.cluster.levels[static_cast<std::size_t>(stage.boundary_level)].name
-                                                 : ""},
-                      {"recompute", to_string(stage.recompute)},
-                      {"recompute_layers", stage.recompute_layers},
-                      {"rank_time_per_microbatch_s", rank.time_per_microbatch_s},
-                      {"memory_bytes", rank.memory.total_bytes()}});
-  }
-  std::vector<std::string> placement;
-  for (ParallelDim dim : plan.placement) placement.emplace_back(to_string(dim));
-  const TimeBreakdown& b = cost.breakdown;
-  nlohmann::json out = {{"framework", to_string(plan.framework)},
-          {"tp", plan.tp},
-          {"cp", plan.cp},
-          {"ep", plan.ep},
-          {"pp", plan.pp},
-          {"dp", plan.dp},
-          {"sp", plan.sp},
-          {"micro_batch", plan.micro_batch},
-          {"micro_batches", cost.micro_batches},
-          {"zero_stage", plan.zero_stage},
-          {"vpp", plan.vpp},
-          {"attention", to_string(plan.attention)},
-          {"overlap", to_string(plan.overlap)},
-          {"overlap_priced", to_string(effective_overlap(plan))},
-          {"placement", placement},
-          {"feasible", cost.feasible},
-          {"iteration_time_s", cost.iteration_time_s},
-          {"tokens_per_s", cost.tokens_per_s},
-          {"mfu", cost.mfu},
-          {"memory_peak_bytes", cost.memory_peak_bytes},
-          {"hbm_bytes", cost.hbm_bytes},
-          {"breakdown",
-           {{"compute_s", b.compute_s},
-            {"recompute_s", b.recompute_s},
-            {"tp_comm_s", b.tp_comm_s},
-            {"cp_comm_s", b.cp_comm_s},
-            {"ep_comm_s", b.ep_comm_s},
-            {"zero3_gather_s", b.zero3_gather_s},
-            {"p2p_s", b.p2p_s},
-            {"bubble_s", b.bubble_s},
-            {"dp_sync_s", b.dp_sync_s},
-            {"optimizer_s", b.optimizer_s}}},
-          {"stages", stages}};
-  out.update(megatron_json(megatron_launch(problem.model, plan)));
-  return out;
-}
-
 nlohmann::json stats_json(const search::SearchStats& s, int threads, const std::string& dp_device) {
   return {{"instances", s.instances},
           {"pruned_instances", s.pruned_instances},
@@ -216,53 +120,37 @@ nlohmann::json stats_json(const search::SearchStats& s, int threads, const std::
           {"dp_device", dp_device}};
 }
 
-void print_text(const search::SolveProblem& problem, const search::SolveResult& result,
-                const std::vector<PlanCost>& costs, int threads, const std::string& dp_device) {
+// The point's plans as records: NEST's top-k, then the baselines.
+std::vector<search::PlanRecord> solve_records(const search::SolveProblem& problem, const search::SolveResult& result) {
+  std::vector<search::PlanRecord> records;
+  for (std::size_t k = 0; k < result.top.size(); ++k) {
+    records.push_back(search::price_plan_record(problem.model, problem.cluster, result.top[k].plan, "nest",
+                                                static_cast<int>(k)));
+  }
   const int seq = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
-  const int blocks = problem.model.num_layers;
+  for (const search::BaselineResult& baseline : result.baselines) {
+    if (baseline.feasible) {
+      records.push_back(search::price_plan_record(problem.model, problem.cluster, baseline.plan, baseline.name, 0));
+    } else {
+      records.push_back(search::unpriced_plan_record(problem.model.name, problem.cluster.name, problem.gpus,
+                                                     problem.global_batch, seq, baseline.name, 0, nullptr));
+    }
+  }
+  return records;
+}
+
+void print_text(const search::SolveProblem& problem, const search::SolveResult& result,
+                const std::vector<search::PlanRecord>& records, int threads, const std::string& dp_device) {
+  const int seq = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
   fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n",
              problem.model.name, problem.cluster.name, problem.gpus, problem.cluster.gpu.name,
              static_cast<double>(problem.cluster.gpu.hbm_bytes) / kGiB, problem.global_batch, seq);
   fmt::print("priced with {} attention, overlap {}\n\n", to_string(problem.attention), to_string(problem.overlap));
-  const Execution& best = result.top.front().plan;
-  const PlanCost& cost = costs.front();
-  fmt::print("Best plan: {}\n", degrees(best));
-  fmt::print("  iteration {:.4f} s   {:.0f} tokens/s   MFU {:.1f}%   m={} micro-batches   peak memory {:.1f} / {:.1f} GiB\n\n",
-             cost.iteration_time_s, cost.tokens_per_s, 100 * cost.mfu, cost.micro_batches,
-             cost.memory_peak_bytes / kGiB, cost.hbm_bytes / kGiB);
-  fmt::print("  {:>5}  {:>4}  {:<14} {:>6}  {:>7}  {:>12}  {:<14} {:<9}  {:>12}  {:>17}\n", "stage", "rank", "layers",
-             "blocks", "devices", "first device", "boundary in", "recompute", "rank ms/mb", "memory GiB / HBM");
-  for (std::size_t i = 0; i < best.stages.size(); ++i) {
-    const StagePlan& stage = best.stages[i];
-    const RankCost& rank = cost.ranks[i % static_cast<std::size_t>(best.pp)];
-    fmt::print("  {:>5}  {:>4}  {:<14} {:>6}  {:>7}  {:>12}  {:<14} {:<9}  {:>12.3f}  {:>8.1f} / {:<6.1f}\n", i, rank.rank,
-               layer_range(stage.first_layer, stage.last_layer, blocks), stage_blocks(stage, blocks),
-               best.devices() / best.pp, stage.first_device, level_name(problem.cluster, stage.boundary_level),
-               to_string(stage.recompute), rank.time_per_microbatch_s * 1e3, rank.memory.total_bytes() / kGiB,
-               cost.hbm_bytes / kGiB);
-  }
-  const TimeBreakdown& b = cost.breakdown;
-  fmt::print("  time split (s, bottleneck rank): compute {:.3f}  recompute {:.3f}  tp {:.3f}  cp {:.3f}  ep {:.3f}  "
-             "zero3 {:.3f}  p2p {:.3f}  bubble {:.3f}  dp-sync {:.3f}  optimizer {:.3f}\n",
-             b.compute_s, b.recompute_s, b.tp_comm_s, b.cp_comm_s, b.ep_comm_s, b.zero3_gather_s, b.p2p_s, b.bubble_s,
-             b.dp_sync_s, b.optimizer_s);
-
-  if (result.top.size() > 1) {
-    fmt::print("\nAlternatives\n");
-    for (std::size_t k = 1; k < result.top.size(); ++k) {
-      fmt::print("  #{}  {:.4f} s  ({:.3f}x the best)  {}\n", k + 1, result.top[k].iteration_time_s,
-                 result.top[k].iteration_time_s / cost.iteration_time_s, degrees(result.top[k].plan));
-    }
-  }
+  fmt::print("{}", point_text(records));
   if (!result.baselines.empty()) {
-    fmt::print("\nBaselines (priced by the same cost model; speed-up = baseline time / best time)\n");
+    fmt::print("\nBaselines, priced by the same cost model:\n");
     for (const search::BaselineResult& baseline : result.baselines) {
-      if (baseline.feasible) {
-        fmt::print("  {:<10}  {:>10.4f} s  speed-up {:>6.3f}x  {}  [{}]\n", baseline.name, baseline.iteration_time_s,
-                   baseline.iteration_time_s / cost.iteration_time_s, degrees(baseline.plan), baseline.note);
-      } else {
-        fmt::print("  {:<10}  {:>12}  {}\n", baseline.name, "-", baseline.note);
-      }
+      fmt::print("  {:<10} {}\n", baseline.name, baseline.note);
     }
   }
   const search::SearchStats& s = result.stats;
@@ -271,7 +159,6 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
              "{} plans priced; {:.3f} s on {} thread(s), DP on the {}\n",
              s.instances, s.pruned_instances, s.feasible_instances, s.dp_runs, s.states, s.transitions, s.pruned_memory,
              s.pruned_params, s.pruned_bound, s.plans_evaluated, s.wall_s, threads, dp_device);
-  fmt::print("\n{}", megatron_text(megatron_launch(problem.model, best)));
 }
 
 void run_solve(const SolveFlags& flags, CliContext& context) {
@@ -307,56 +194,39 @@ void run_solve(const SolveFlags& flags, CliContext& context) {
     return;
   }
   // The reported numbers are evaluate_plan's (the DP's time equals them).
-  std::vector<PlanCost> costs;
-  for (const search::InstanceResult& plan : result.top) {
-    costs.push_back(evaluate_plan(problem.model, problem.cluster, plan.plan));
-  }
+  const std::vector<search::PlanRecord> records = solve_records(problem, result);
   context.exit_code = 0;
   if (rank != 0) return;
+  nlohmann::json out = {{"model", problem.model.name},
+                        {"cluster", problem.cluster.name},
+                        {"gpus", problem.gpus},
+                        {"global_batch", problem.global_batch},
+                        {"seq_len", problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len},
+                        {"feasible", true}};
+  out.update(point_json(records));
+  // How each baseline was obtained, beside its record.
+  for (std::size_t i = 0; i < result.baselines.size(); ++i) {
+    nlohmann::json& entry = out["plans"][result.top.size() + i];
+    entry["note"] = result.baselines[i].note;
+    entry["plans_priced"] = result.baselines[i].plans_evaluated;
+  }
   if (!flags.launch.empty()) {
-    const Execution& best = result.top.front().plan;
     LaunchRequest request;
     request.directory = flags.launch;
     request.job_name = fmt::format("{}-{}gpus", problem.model.name, problem.gpus);
     request.gpus = problem.gpus;
     request.gpus_per_node = problem.cluster.levels.empty() ? problem.gpus : problem.cluster.levels.front().group_size;
     request.vocab = problem.model.vocab;
-    request.launch = megatron_launch(problem.model, best);
-    request.plan = plan_json(problem, best, costs.front());
-    request.plan["model"] = problem.model.name;
-    request.plan["cluster"] = problem.cluster.name;
+    request.launch = megatron_launch(records.front());
+    request.plan = out;
     write_launch_files(request);
   }
   if (!flags.json) {
-    print_text(problem, result, costs, threads, device.name);
+    print_text(problem, result, records, threads, device.name);
     if (!flags.launch.empty()) fmt::print("\nLaunch file: {}/launch.sbatch (plan: {}/plan.json)\n", flags.launch, flags.launch);
     return;
   }
-  nlohmann::json alternatives = nlohmann::json::array();
-  for (std::size_t k = 1; k < result.top.size(); ++k) alternatives.push_back(plan_json(problem, result.top[k].plan, costs[k]));
-  nlohmann::json baselines = nlohmann::json::array();
-  for (const search::BaselineResult& baseline : result.baselines) {
-    nlohmann::json entry = {{"name", baseline.name},
-                            {"feasible", baseline.feasible},
-                            {"note", baseline.note},
-                            {"plans_priced", baseline.plans_evaluated}};
-    if (baseline.feasible) {
-      entry["iteration_time_s"] = baseline.iteration_time_s;
-      entry["speedup"] = baseline.iteration_time_s / costs.front().iteration_time_s;
-      entry["plan"] = plan_json(problem, baseline.plan, evaluate_plan(problem.model, problem.cluster, baseline.plan));
-    }
-    baselines.push_back(entry);
-  }
-  const nlohmann::json out = {{"model", problem.model.name},
-                              {"cluster", problem.cluster.name},
-                              {"gpus", problem.gpus},
-                              {"global_batch", problem.global_batch},
-                              {"seq_len", problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len},
-                              {"feasible", true},
-                              {"best", plan_json(problem, result.top.front().plan, costs.front())},
-                              {"alternatives", alternatives},
-                              {"baselines", baselines},
-                              {"stats", stats_json(result.stats, threads, device.name)}};
+  out["stats"] = stats_json(result.stats, threads, device.name);
   std::cout << out.dump(2) << "\n";
 }
 

@@ -14,7 +14,7 @@ packages=(
   libboost-serialization-dev
   googletest libgtest-dev libbenchmark-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
-  python3 python3-h5py python3-matplotlib
+  python3 python3-h5py python3-matplotlib python3-pandas
 )
 for option in "$@"; do
   case "$option" in

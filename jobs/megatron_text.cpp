@@ -1,13 +1,9 @@
 #include "jobs/megatron_text.hpp"
 
-#include "solver/search/megatron_args.hpp"
-
 namespace nestfast::jobs {
 
-MegatronLaunchText megatron_launch(const ModelSpec& model, const Execution& plan) {
-  const search::MegatronArguments megatron = search::megatron_arguments(model, plan);
-  return {to_string(plan.framework), megatron.arguments, search::environment_line(megatron.environment),
-          megatron.notes};
+MegatronLaunchText megatron_launch(const search::PlanRecord& record) {
+  return {to_string(record.framework), record.megatron_args, record.megatron_environment, record.megatron_notes};
 }
 
 std::string megatron_text(const MegatronLaunchText& launch) {
@@ -24,13 +20,6 @@ void add_framework_option(CLI::App& command, std::string& framework) {
                   "attention); nest: the wider space (any placement, per-stage recompute) Megatron-LM cannot run as "
                   "priced")
       ->check(CLI::IsMember({"megatron-core", "nest"}));
-}
-
-nlohmann::json megatron_json(const MegatronLaunchText& launch) {
-  return {{"framework", launch.framework},
-          {"megatron_args", launch.arguments},
-          {"megatron_environment", launch.environment},
-          {"megatron_notes", launch.notes}};
 }
 
 }  // namespace nestfast::jobs

@@ -5,13 +5,11 @@
 //     environment: CUDA_DEVICE_MAX_CONNECTIONS=1
 //     note: ...   (framework nest: why Megatron-LM cannot run it as priced)
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-#include "solver/model/model_spec.hpp"
-#include "solver/search/execution.hpp"
+#include "solver/search/plan_record.hpp"
 
 namespace nestfast::jobs {
 
@@ -22,14 +20,12 @@ struct MegatronLaunchText {
   std::vector<std::string> notes;
 };
 
-// From the one emitter (solver/search/megatron_args.hpp).
-MegatronLaunchText megatron_launch(const ModelSpec& model, const Execution& plan);
+// What the record carries from the one emitter (solver/search/megatron_args.hpp).
+MegatronLaunchText megatron_launch(const search::PlanRecord& record);
 
 std::string megatron_text(const MegatronLaunchText& launch);
 
 // --framework megatron-core|nest (default megatron-core) on a subcommand.
 void add_framework_option(CLI::App& command, std::string& framework);
-// {"framework", "megatron_args", "megatron_environment", "megatron_notes"}
-nlohmann::json megatron_json(const MegatronLaunchText& launch);
 
 }  // namespace nestfast::jobs

@@ -136,10 +136,10 @@ def plot_timeline(plan, stages, out_dir, row):
     """(2) the 1F1B schedule of one plan; bars are micro-batches (F: forward, B: backward).
     Long schedules are drawn with fewer micro-batches (warm-up, a steady state
     and the drain); the full schedule's length is computed and printed."""
-    micro_batches = max(1, int(plan["global_batch"]) // max(1, int(plan["dp"]) * int(plan["mbs"])))
-    fw = [float(s["fw_s"]) for s in stages]
-    bw = [float(s["bw_s"]) for s in stages]
-    p2p = [float(s["p2p_s"]) for s in stages]
+    micro_batches = max(1, int(plan["global_batch"]) // max(1, int(plan["dp"]) * int(plan["micro_batch"])))
+    fw = [float(s["forward_per_microbatch_s"]) for s in stages]
+    bw = [float(s["backward_per_microbatch_s"]) for s in stages]
+    p2p = [float(s["p2p_per_microbatch_s"]) for s in stages]
     full = max(end for _, end in one_f_one_b(fw, bw, p2p, micro_batches).values())
     drawn = min(micro_batches, max(16, 3 * len(stages)))
     events = one_f_one_b(fw, bw, p2p, drawn)
@@ -161,7 +161,7 @@ def plot_timeline(plan, stages, out_dir, row):
         notes.append(f"vpp={int(plan['vpp'])} drawn non-interleaved")
     axis.set_title(f"1F1B pipeline of plan row {row}: {text(plan['model'])} on {int(plan['gpus'])} GPUs "
                    f"({text(plan['cluster'])}), pp={int(plan['pp'])}, {micro_batches} micro-batches\n"
-                   f"full pipeline {full:.3f} s (catalog iteration time {float(plan['iter_time_s']):.3f} s)"
+                   f"full pipeline {full:.3f} s (catalog iteration time {float(plan['iteration_time_s']):.3f} s)"
                    + ("\n" + "; ".join(notes) if notes else ""), fontsize=9)
     axis.legend(handles=[Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label="backward")],
                 loc="lower right", fontsize=7)
@@ -174,7 +174,7 @@ def device_stages(plan, stages):
     (first name varies fastest, ep lies inside dp); when that does not give the
     stored first devices, each stage is drawn as a block from its first device."""
     gpus = int(plan["gpus"])
-    order = [name for name in text(plan["placement_order"]).split(",") if name in ("tp", "pp", "dp", "cp")]
+    order = [name for name in text(plan["placement"]).split(",") if name in ("tp", "pp", "dp", "cp")]
     radices = [(name, max(1, int(plan[name]))) for name in order]
     product = 1
     for _, radix in radices:
@@ -189,7 +189,7 @@ def device_stages(plan, stages):
                 rest //= radix
         firsts = [owner.index(s) if s in owner else -1 for s in range(len(stages))]
         if firsts == [int(s["first_device"]) for s in stages]:
-            return owner, "placement order " + text(plan["placement_order"])
+            return owner, "placement order " + text(plan["placement"])
     owner = [-1] * gpus
     for s in stages:
         for device in range(int(s["first_device"]), min(gpus, int(s["first_device"]) + int(s["devices"]))):
@@ -246,13 +246,13 @@ def plot_alltoallv(validation, plans, out_dir):
     for axis, row in zip(axes.flat, shown):
         mine = [v for v in validation if int(v["plan_row"]) == row]
         for algo in sorted({text(v["algo"]) for v in mine}):
-            points = sorted((int(v["bytes_per_rank"]), float(v["busbw"]), float(v["busbw"]) * float(v["time_us_avg"])
-                             / float(v["lb_us"]) if float(v["lb_us"]) > 0 else 0.0)
+            points = sorted((int(v["bytes_per_rank"]), float(v["busbw_GBps"]), float(v["busbw_GBps"]) * float(v["time_avg_us"])
+                             / float(v["lower_bound_us"]) if float(v["lower_bound_us"]) > 0 else 0.0)
                             for v in mine if text(v["algo"]) == algo)
             axis.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                       color=ALGO_COLOURS.get(algo, None), label=algo)
-        bound = sorted({(int(v["bytes_per_rank"]), float(v["busbw"]) * float(v["time_us_avg"]) / float(v["lb_us"]))
-                        for v in mine if float(v["lb_us"]) > 0 and text(v["algo"]) == text(mine[0]["algo"])})
+        bound = sorted({(int(v["bytes_per_rank"]), float(v["busbw_GBps"]) * float(v["time_avg_us"]) / float(v["lower_bound_us"]))
+                        for v in mine if float(v["lower_bound_us"]) > 0 and text(v["algo"]) == text(mine[0]["algo"])})
         if bound:
             axis.plot([b[0] for b in bound], [b[1] for b in bound], "k--", label="lower bound")
         plan = plans[row]

@@ -8,6 +8,7 @@
 
 #include "comm/exec/alltoallv.hpp"
 #include "comm/exec/harness.hpp"
+#include "comm/exec/validation.hpp"
 #include "comm/plan/bounds.hpp"
 
 namespace nestfast::comm {
@@ -22,6 +23,12 @@ struct PointResult {
 PointResult measure_point(const ServerTopology& topology, const TrafficMatrix& demand, std::uint64_t bytes_per_rank,
                           const std::vector<std::string>& algos, const AlgorithmSettings& settings,
                           const HarnessOptions& options, const LinkRates& rates);
+
+// One run of a point as a result row: times in us, algbw = bytes_per_rank /
+// time_avg, busbw = algbw * (ranks - 1) / ranks (nccl-tests' alltoall
+// factor), efficiency = lower bound / time_avg. The one place these are
+// derived (a2a bench and the validation phase both call it).
+ValidationResult alltoallv_result(const ServerTopology& topology, const PointResult& point, const Measurement& run);
 
 // "(src 2, dst 1, offset 37)" for the first bad bytes, "" when there are none.
 std::string describe_bad_bytes(const std::vector<BadByte>& bad);

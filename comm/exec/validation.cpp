@@ -61,30 +61,12 @@ void check_settings(const ValidationSettings& settings) {
 
 ValidationResult result_row(const ValidationRequest& request, const ServerTopology& topology,
                             const PointResult& point, const Measurement& run) {
-  ValidationResult row;
+  ValidationResult row = alltoallv_result(topology, point, run);
   row.plan_row = request.plan_row;
-  row.algo = run.algo;
-  row.picked = run.algo == "auto" ? run.decision : run.algo;
-  row.bytes_per_rank = point.bytes_per_rank;
-  row.servers = topology.map().servers();
-  row.gpus_per_server = topology.map().max_gpus_per_server();
-  row.time_us_min = run.min_s * 1e6;
-  row.time_us_avg = run.avg_s * 1e6;
-  row.time_us_max = run.max_s * 1e6;
-  const double ranks = topology.ranks();
-  row.algbw_GBps = run.avg_s > 0 ? static_cast<double>(point.bytes_per_rank) / run.avg_s / 1e9 : 0;
-  row.busbw_GBps = row.algbw_GBps * (ranks - 1) / ranks;
-  row.lb_us = point.lower_bound_s * 1e6;
-  const Efficiency eff = efficiency(point.lower_bound_s, run.min_s, run.avg_s);
-  row.efficiency = eff.known() ? eff.value : std::numeric_limits<double>::quiet_NaN();
-  row.bound_violated = eff.bound_violated;
-  row.wrong = run.wrong;
   if (request.predicted_bytes_per_rank > 0) {
     row.predicted_us = request.predicted_s * 1e6 * static_cast<double>(point.bytes_per_rank) /
                        static_cast<double>(request.predicted_bytes_per_rank);
   }
-  row.stages = run.stages;
-  row.first_bad = describe_bad_bytes(run.first_bad);
   return row;
 }
 

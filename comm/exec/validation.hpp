@@ -48,25 +48,29 @@ struct ValidationRequest {
   double gpu_scaleup_Bps = 0;
 };
 
+// One measured all-to-all: a row of /validation/alltoallv and of
+// `a2a bench --json`, under the same names (io/catalog/catalog_rows.hpp).
 struct ValidationResult {
-  std::uint64_t plan_row = 0;
+  std::uint64_t plan_row = 0;    // validation only: the plan's row in /plans
   std::string algo;
+  std::string picked;            // the algorithm that ran: algo itself, or auto's choice
   std::uint64_t bytes_per_rank = 0;
   int servers = 0;
   int gpus_per_server = 0;
-  double time_us_min = 0;
-  double time_us_avg = 0;
-  double time_us_max = 0;
+  int iterations = 0;
+  int stages = 0;                // communication stages of one exchange
+  double time_min_us = 0;
+  double time_avg_us = 0;
+  double time_max_us = 0;
   double algbw_GBps = 0;
   double busbw_GBps = 0;
-  double lb_us = 0;              // lower bound (comm.md section 4) at the declared link rates; 0: none declared
-  double efficiency = 0;         // lb_us / time_us_avg in (0, 1]; NaN where unknown (no bound, or an
-                                 // iteration beat it: the declared rates are below the real ones)
-  bool bound_violated = false;   // an iteration was faster than lb_us
-  std::uint64_t wrong = 0;       // bytes that arrived wrong
+  double lower_bound_us = 0;     // lower bound (comm.md section 4) at the declared link rates; 0: none declared
+  double efficiency_pct = 0;     // 100 * lower_bound_us / time_avg_us in (0, 100]; NaN where unknown (no bound,
+                                 // or an iteration beat it: the declared rates are below the real ones)
+  bool bound_violated = false;   // an iteration was faster than lower_bound_us
   double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank (0: none given)
-  std::string picked;            // the algorithm that ran: algo itself, or auto's choice
-  int stages = 0;                // communication stages of one exchange
+  std::uint64_t wrong_bytes = 0; // bytes that arrived wrong
+  bool validated = false;        // the bytes were checked
   std::string first_bad;         // "(src s, dst d, offset o), ..." for the first wrong bytes, "" if none
 };
 

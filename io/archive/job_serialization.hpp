@@ -44,9 +44,9 @@ void serialize(Archive& ar, nestfast::comm::ValidationRequest& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::comm::ValidationResult& s, unsigned) {
-  ar& s.plan_row& s.algo& s.bytes_per_rank& s.servers& s.gpus_per_server& s.time_us_min& s.time_us_avg& s.time_us_max&
-      s.algbw_GBps& s.busbw_GBps& s.lb_us& s.efficiency& s.bound_violated& s.wrong& s.predicted_us& s.picked& s.stages&
-      s.first_bad;
+  ar& s.plan_row& s.algo& s.picked& s.bytes_per_rank& s.servers& s.gpus_per_server& s.iterations& s.stages&
+      s.time_min_us& s.time_avg_us& s.time_max_us& s.algbw_GBps& s.busbw_GBps& s.lower_bound_us& s.efficiency_pct&
+      s.bound_violated& s.predicted_us& s.wrong_bytes& s.validated& s.first_bad;
 }
 
 template <class Archive>

@@ -1,11 +1,14 @@
 #include "io/catalog/catalog_reader.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/catalog_writer.hpp"
 #include "io/catalog/h5_attributes.hpp"
+#include "io/catalog/plan_rows.hpp"
+#include "io/catalog/preset_groups.hpp"
 #include "io/catalog/row_checks.hpp"
 #include "io/host/files.hpp"
 #include "io/host/memory.hpp"
@@ -79,14 +82,13 @@ CatalogReader::CatalogReader(const std::string& path) : path_(path) {
   if (!catalog) {
     throw std::invalid_argument(path + ": not a nestfast catalog (no format=\"nestfast-catalog\" attribute)");
   }
-  const std::int64_t schema = read_input(path_, [&] {
+  // The one schema check of every catalog read (query, evaluate --plan, merge).
+  const std::int64_t version = read_input(path_, [&] {
     return io::has_attribute(file_, "schema_version") ? read_i64_attribute(file_, "schema_version") : std::int64_t{0};
   });
-  if (schema != kCatalogSchemaVersion) {
-    throw std::invalid_argument(path + ": catalog schema version " + std::to_string(schema) + ", this nestfast reads " +
-                                std::to_string(kCatalogSchemaVersion) +
-                                " (older catalogs lack the framework, attention and Megatron-LM line of each plan): "
-                                "rebuild it with this nestfast's run/catalog");
+  if (version != kCatalogSchemaVersion) {
+    throw std::invalid_argument(path + ": catalog schema_version " + std::to_string(version) + ", this nestfast reads " +
+                                std::to_string(kCatalogSchemaVersion) + " only; run its job again with this nestfast");
   }
   if (!has("plans")) {
     throw std::invalid_argument(path + ": the catalog is unfinished (no /plans yet); let its job complete or resume it");
@@ -117,61 +119,8 @@ bool CatalogReader::has(const char* object_path) const {
   return true;
 }
 
-std::uint64_t CatalogReader::u64_attribute_of(const std::string& object_path, const char* name) const {
-  if (!has(object_path.c_str())) return 0;
-  return read_input(path_, [&]() -> std::uint64_t {
-    const H5Handle object(h5_check(H5Oopen(file_, object_path.c_str(), H5P_DEFAULT), "opening /" + object_path), H5Oclose);
-    return io::has_attribute(object, name) ? read_u64_attribute(object, name) : 0;
-  });
-}
-
-ModelSpec CatalogReader::model(const std::string& name) const {
-  const std::string path = "models/" + preset_link_name(name);
-  if (!has(path.c_str())) throw std::invalid_argument(path_ + ": no /" + path + " for a stored plan's model");
-  return read_input(path_, [&] {
-    const H5Handle group(h5_check(H5Oopen(file_, path.c_str(), H5P_DEFAULT), "opening /" + path), H5Oclose);
-    const auto integer = [&](const char* key) { return static_cast<int>(read_i64_attribute(group, key)); };
-    ModelSpec model;
-    model.name = read_string_attribute(group, "name");
-    model.source = read_string_attribute(group, "source");
-    model.num_layers = integer("num_layers");
-    model.hidden = integer("hidden");
-    model.ffn_hidden = integer("ffn_hidden");
-    model.heads = integer("heads");
-    model.kv_heads = integer("kv_heads");
-    model.head_dim = integer("head_dim");
-    model.vocab = integer("vocab");
-    model.seq_len = integer("seq_len");
-    model.mlp = read_string_attribute(group, "mlp") == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
-    model.tied_embeddings = integer("tied_embeddings") != 0;
-    model.normalization = read_string_attribute(group, "normalization") == "rmsnorm" ? Normalization::RmsNorm
-                                                                                     : Normalization::LayerNorm;
-    model.position_embedding = read_string_attribute(group, "position_embedding") == "rope"
-                                   ? PositionEmbedding::Rope
-                                   : PositionEmbedding::LearnedAbsolute;
-    model.linear_bias = integer("linear_bias") != 0;
-    model.dtype_bytes = integer("dtype_bytes");
-    model.moe.num_experts = integer("moe_num_experts");
-    model.moe.top_k = integer("moe_top_k");
-    model.moe.expert_ffn_hidden = integer("moe_expert_ffn_hidden");
-    model.moe.shared_experts = integer("moe_shared_experts");
-    model.moe.first_dense_layers = integer("moe_first_dense_layers");
-    model.moe.layer_interval = integer("moe_layer_interval");
-    return model;
-  });
-}
-
-std::uint64_t CatalogReader::gpu_hbm_bytes(const std::string& cluster) const {
-  // Every catalog stores it for each cluster of a plan: missing means damaged
-  // (a flipped byte in the group's name printed the plan without its HBM, exit 0).
-  const std::string path = "clusters/" + preset_link_name(cluster);
-  const std::uint64_t bytes = u64_attribute_of(path, "gpu_hbm_bytes");
-  if (bytes == 0) throw std::invalid_argument(path_ + ": no /" + path + " gpu_hbm_bytes for a stored plan's cluster");
-  return bytes;
-}
-
 std::vector<PlanRow> CatalogReader::plans() const {
-  const H5Handle type = plan_row_type();
+  const H5Handle type = row_type(RowTable::Plans);
   return read_input(path_, [&] { return read_rows<PlanRow>(path_, file_, "plans", type, 0, 0, true); });
 }
 
@@ -186,15 +135,59 @@ std::uint64_t CatalogReader::stage_rows() const {
 }
 
 std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t count) const {
-  const H5Handle type = stage_row_type();
+  const H5Handle type = row_type(RowTable::Stages);
   return read_input(path_, [&] { return read_rows<StageRow>(path_, file_, "stages", type, first, count, false); });
 }
 
 std::vector<ValidationRow> CatalogReader::validation() const {
   if (!has("validation/alltoallv")) return {};
-  const H5Handle type = validation_row_type();
+  const H5Handle type = row_type(RowTable::Validation);
   return read_input(path_, [&] {
     return read_rows<ValidationRow>(path_, file_, "validation/alltoallv", type, 0, 0, true);
+  });
+}
+
+std::vector<search::PlanRecord> CatalogReader::plan_records() const {
+  const std::vector<PlanRow> rows = plans();
+  const std::uint64_t total = stage_rows();
+  for (const PlanRow& row : rows) {
+    // Checked before any sum: a damaged offset near 2^64 would wrap around.
+    if (row.stage_offset > total || row.stage_count > total - row.stage_offset) {
+      throw std::invalid_argument(path_ + ": /stages: rows " + std::to_string(row.stage_offset) + " + " +
+                                  std::to_string(row.stage_count) + " are past its " + std::to_string(total) + " rows");
+    }
+  }
+  const std::vector<StageRow> all_stages = stages(0, total);
+  std::vector<search::PlanRecord> records;
+  records.reserve(rows.size());
+  for (const PlanRow& row : rows) {
+    const auto first = all_stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset);
+    records.push_back(read_input(path_, [&] {
+      try {
+        return plan_record(row, {first, first + static_cast<std::ptrdiff_t>(row.stage_count)});
+      } catch (const std::invalid_argument& error) {  // a name that is no kind, mode or dimension
+        throw std::invalid_argument(path_ + ": /plans row " + std::to_string(records.size()) + ": " + error.what());
+      }
+    }));
+  }
+  return records;
+}
+
+ModelSpec CatalogReader::model(const std::string& name) const {
+  const std::string group_path = "models/" + preset_link_name(name);
+  if (!has(group_path.c_str())) throw std::invalid_argument(path_ + ": no /" + group_path);
+  return read_input(path_, [&] {
+    const H5Handle group = h5_group(H5Gopen2(file_, group_path.c_str(), H5P_DEFAULT), "opening /" + group_path);
+    return read_model_group(group, path_ + ":/" + group_path);
+  });
+}
+
+ClusterSpec CatalogReader::cluster(const std::string& name) const {
+  const std::string group_path = "clusters/" + preset_link_name(name);
+  if (!has(group_path.c_str())) throw std::invalid_argument(path_ + ": no /" + group_path);
+  return read_input(path_, [&] {
+    const H5Handle group = h5_group(H5Gopen2(file_, group_path.c_str(), H5P_DEFAULT), "opening /" + group_path);
+    return read_cluster_group(group, path_ + ":/" + group_path);
   });
 }
 

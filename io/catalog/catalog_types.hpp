@@ -1,23 +1,28 @@
 #pragma once
 // HDF5 compound types of the catalog's rows (native layout, fixed strings),
-// and the one storage layout of every row table.
+// and the one storage layout of every row table, with the unit and meaning
+// of every member as attributes of the dataset ("<member>.unit",
+// "<member>.meaning") and the table's own "meaning".
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/catalog/h5_handle.hpp"
 
 namespace nestfast::io {
 
-H5Handle fixed_string_type(std::size_t chars);
-H5Handle plan_row_type();
-H5Handle stage_row_type();
-H5Handle validation_row_type();
+enum class RowTable { Plans, Stages, Validation };
 
-// Creates the 1-D table `name` of `rows` rows of `type` under `parent`:
-// extendible, chunked, shuffled and deflated. The catalog writer and the merge
-// both use it, so a merged catalog stores its tables exactly as a direct run.
-// Collective when the file is open for parallel access.
-H5Handle create_row_table(hid_t parent, const char* name, hid_t type, std::uint64_t rows);
+H5Handle fixed_string_type(std::size_t chars);
+H5Handle row_type(RowTable table);
+std::vector<std::string> row_member_names(RowTable table);  // in member order
+
+// Creates the 1-D table `name` of `rows` rows of `table` under `parent`:
+// extendible, chunked, shuffled and deflated, with the member attributes. The
+// catalog writer and the merge both use it, so a merged catalog stores its
+// tables exactly as a direct run. Collective when the file is open for
+// parallel access.
+H5Handle create_row_table(hid_t parent, const char* name, RowTable table, std::uint64_t rows);
 
 // The creation properties of a catalog file (a direct run's and a merge's):
 // attributes in dense storage, so the root attribute `job` holds a job text

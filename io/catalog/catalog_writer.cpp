@@ -7,6 +7,7 @@
 #include "io/atomic_file/atomic_file.hpp"
 #include "io/catalog/catalog_types.hpp"
 #include "io/catalog/h5_attributes.hpp"
+#include "io/catalog/preset_groups.hpp"
 #include "nestfast_version.hpp"
 
 namespace nestfast::io {
@@ -26,9 +27,10 @@ std::string agreed_utc_now(MPI_Comm comm) {
 
 // A 1-D compound table written collectively: this rank's `count` rows go at
 // `offset` of `total`. The file type is the memory type (rows have no padding).
-void write_table(hid_t parent, const char* name, hid_t memory_type, std::uint64_t total, std::uint64_t offset,
+void write_table(hid_t parent, const char* name, RowTable table, std::uint64_t total, std::uint64_t offset,
                  std::uint64_t count, const void* rows) {
-  const H5Handle dataset = create_row_table(parent, name, memory_type, total);
+  const H5Handle dataset = create_row_table(parent, name, table, total);
+  const H5Handle memory_type = row_type(table);
   const H5Handle file_space = h5_space(H5Dget_space(dataset), std::string("getting the space of ") + name);
   const hsize_t memory_dims = std::max<hsize_t>(count, 1);
   const H5Handle memory_space = h5_space(H5Screate_simple(1, &memory_dims, nullptr), "creating a memory space");
@@ -46,27 +48,10 @@ void write_table(hid_t parent, const char* name, hid_t memory_type, std::uint64_
            std::string("writing ") + name);
 }
 
-// A small 1-D dataset written by rank 0 (the others take part with empty selections).
-void write_small_dataset(hid_t parent, const char* name, hid_t type, std::size_t count, const void* data, bool root) {
-  const hsize_t dims = std::max<std::size_t>(count, 1);
-  const H5Handle space = h5_space(H5Screate_simple(1, &dims, nullptr), std::string("creating the space of ") + name);
-  const H5Handle dataset = h5_dataset(H5Dcreate2(parent, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                      std::string("creating ") + name);
-  const H5Handle memory_space = h5_space(H5Screate_simple(1, &dims, nullptr), "creating a memory space");
-  if (!root || count == 0) {
-    H5Sselect_none(space);
-    H5Sselect_none(memory_space);
-  }
-  const H5Handle transfer = collective_transfer();
-  h5_check(H5Dwrite(dataset, type, memory_space, space, transfer, data), std::string("writing ") + name);
-}
-
 H5Handle open_or_create_group(hid_t file, const char* name) {
   if (H5Lexists(file, name, H5P_DEFAULT) > 0) return h5_group(H5Gopen2(file, name, H5P_DEFAULT), std::string("opening ") + name);
   return h5_group(H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), std::string("creating ") + name);
 }
-
-const char* mlp_name(MlpKind mlp) { return mlp == MlpKind::Swiglu ? "swiglu" : "gelu"; }
 
 }  // namespace
 
@@ -114,87 +99,24 @@ std::uint64_t CatalogWriter::write_plans(std::vector<PlanEntry>& mine) {
     }
     plan_rows.push_back(plan.row);
   }
-  const H5Handle plan_type = plan_row_type();
-  write_table(file_.id(), "plans", plan_type, total[0], before[0], plan_rows.size(), plan_rows.data());
-  const H5Handle stage_type = stage_row_type();
-  write_table(file_.id(), "stages", stage_type, total[1], before[1], stage_rows.size(), stage_rows.data());
+  write_table(file_.id(), "plans", RowTable::Plans, total[0], before[0], plan_rows.size(), plan_rows.data());
+  write_table(file_.id(), "stages", RowTable::Stages, total[1], before[1], stage_rows.size(), stage_rows.data());
   return before[0];
 }
 
 void CatalogWriter::write_models(const std::vector<ModelSpec>& models) {
   const H5Handle parent = open_or_create_group(file_.id(), "models");
   for (const ModelSpec& model : models) {
-    const std::string name = preset_link_name(model.name);
-    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0) continue;
-    const H5Handle group = h5_group(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                    "creating /models/" + name);
-    write_attribute(group, "name", model.name);
-    write_attribute(group, "source", model.source);
-    write_attribute(group, "num_layers", model.num_layers);
-    write_attribute(group, "hidden", model.hidden);
-    write_attribute(group, "ffn_hidden", model.ffn_hidden);
-    write_attribute(group, "heads", model.heads);
-    write_attribute(group, "kv_heads", model.kv_heads);
-    write_attribute(group, "head_dim", model.head_dim);
-    write_attribute(group, "vocab", model.vocab);
-    write_attribute(group, "seq_len", model.seq_len);
-    write_attribute(group, "mlp", mlp_name(model.mlp));
-    write_attribute(group, "tied_embeddings", static_cast<int>(model.tied_embeddings));
-    write_attribute(group, "normalization", model.normalization == Normalization::RmsNorm ? "rmsnorm" : "layernorm");
-    write_attribute(group, "position_embedding", model.position_embedding == PositionEmbedding::Rope ? "rope" : "learned");
-    write_attribute(group, "linear_bias", static_cast<int>(model.linear_bias));
-    write_attribute(group, "dtype_bytes", model.dtype_bytes);
-    write_attribute(group, "moe_num_experts", model.moe.num_experts);
-    write_attribute(group, "moe_top_k", model.moe.top_k);
-    write_attribute(group, "moe_expert_ffn_hidden", model.moe.expert_ffn_hidden);
-    write_attribute(group, "moe_shared_experts", model.moe.shared_experts);
-    write_attribute(group, "moe_first_dense_layers", model.moe.first_dense_layers);
-    write_attribute(group, "moe_layer_interval", model.moe.layer_interval);
+    if (H5Lexists(parent, preset_link_name(model.name).c_str(), H5P_DEFAULT) > 0) continue;
+    write_model_group(parent, model);
   }
 }
 
 void CatalogWriter::write_clusters(const std::vector<ClusterSpec>& clusters) {
-  const bool root = rank_of(file_.comm()) == 0;
   const H5Handle parent = open_or_create_group(file_.id(), "clusters");
   for (const ClusterSpec& cluster : clusters) {
-    const std::string name = preset_link_name(cluster.name);
-    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) > 0) continue;
-    const H5Handle group = h5_group(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                    "creating /clusters/" + name);
-    write_attribute(group, "name", cluster.name);
-    write_attribute(group, "source", cluster.source);
-    const GpuSpec& gpu = cluster.gpu;
-    write_attribute(group, "gpu_name", gpu.name);
-    write_attribute(group, "gpu_hbm_bytes", gpu.hbm_bytes);
-    write_attribute(group, "gpu_hbm_bandwidth_Bps", gpu.hbm_bandwidth_Bps);
-    write_attribute(group, "gpu_peak_flops_bf16", gpu.peak_flops_bf16);
-    write_attribute(group, "gpu_peak_flops_fp8", gpu.peak_flops_fp8);
-    write_attribute(group, "gpu_peak_flops_fp32", gpu.peak_flops_fp32);
-    write_attribute(group, "gpu_hbm_efficiency", gpu.hbm_efficiency);
-    // For launch files (GPUs per node = the innermost level's group size).
-    write_attribute(group, "gpus_per_node",
-                    static_cast<std::uint64_t>(cluster.levels.empty() ? 0 : cluster.levels.front().group_size));
-
-    const std::size_t levels = cluster.levels.size();
-    std::vector<std::int32_t> group_size(levels);
-    std::vector<double> bandwidth(levels), latency(levels), oversub(levels), efficiency(levels);
-    std::vector<char> names(levels * kNameChars, '\0');
-    for (std::size_t l = 0; l < levels; ++l) {
-      const NetworkLevel& level = cluster.levels[l];
-      group_size[l] = level.group_size;
-      bandwidth[l] = level.bandwidth_Bps;
-      latency[l] = level.latency_s;
-      oversub[l] = level.oversubscription;
-      efficiency[l] = level.efficiency;
-      std::strncpy(&names[l * kNameChars], level.name.c_str(), kNameChars - 1);
-    }
-    const H5Handle name_type = fixed_string_type(kNameChars);
-    write_small_dataset(group, "level_name", name_type, levels, names.data(), root);
-    write_small_dataset(group, "group_size", H5T_NATIVE_INT32, levels, group_size.data(), root);
-    write_small_dataset(group, "bandwidth_Bps", H5T_NATIVE_DOUBLE, levels, bandwidth.data(), root);
-    write_small_dataset(group, "latency_s", H5T_NATIVE_DOUBLE, levels, latency.data(), root);
-    write_small_dataset(group, "oversub", H5T_NATIVE_DOUBLE, levels, oversub.data(), root);
-    write_small_dataset(group, "efficiency", H5T_NATIVE_DOUBLE, levels, efficiency.data(), root);
+    if (H5Lexists(parent, preset_link_name(cluster.name).c_str(), H5P_DEFAULT) > 0) continue;
+    write_cluster_group(parent, cluster, rank_of(file_.comm()) == 0);
   }
 }
 
@@ -203,8 +125,7 @@ void CatalogWriter::write_validation(const std::vector<ValidationRow>& rows) {
   std::uint64_t count = root ? rows.size() : 0;
   MPI_Bcast(&count, 1, MPI_UINT64_T, 0, file_.comm());
   const H5Handle group = open_or_create_group(file_.id(), "validation");
-  const H5Handle type = validation_row_type();
-  write_table(group, "alltoallv", type, count, 0, root ? count : 0, rows.data());
+  write_table(group, "alltoallv", RowTable::Validation, count, 0, root ? count : 0, rows.data());
 }
 
 void CatalogWriter::complete(const std::string& final_path) {

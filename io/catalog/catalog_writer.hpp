@@ -19,10 +19,13 @@
 namespace nestfast::io {
 
 inline constexpr const char* kCatalogFormat = "nestfast-catalog";
-// 2: plans keep framework, attention, overlap, the Megatron-LM argument line and its
-// environment; stages keep their recompute mode, block-recompute layers and
-// pipeline rank.
-inline constexpr int kCatalogSchemaVersion = 2;
+// 3: one plan record (field names with units; /plans keeps the time split,
+//    optimizer, a2a, framework, attention and the Megatron-LM line with its
+//    environment; /stages each stage's recompute mode and block layers,
+//    pipeline rank and memory), units and meanings as attributes, the GPU's
+//    matmul curve and the network levels in /clusters. CatalogReader refuses
+//    any other version.
+inline constexpr int kCatalogSchemaVersion = 3;
 
 struct CatalogIdentity {
   std::string job_name;

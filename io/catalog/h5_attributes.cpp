@@ -67,4 +67,11 @@ std::int64_t read_i64_attribute(hid_t object, const char* name) {
   return value;
 }
 
+double read_double_attribute(hid_t object, const char* name) {
+  const H5Handle attribute = open_attribute(object, name);
+  double value = 0;
+  h5_check(H5Aread(attribute, H5T_NATIVE_DOUBLE, &value), std::string("reading attribute ") + name);
+  return value;
+}
+
 }  // namespace nestfast::io

@@ -22,5 +22,6 @@ bool has_attribute(hid_t object, const char* name);
 std::string read_string_attribute(hid_t object, const char* name);
 std::uint64_t read_u64_attribute(hid_t object, const char* name);
 std::int64_t read_i64_attribute(hid_t object, const char* name);
+double read_double_attribute(hid_t object, const char* name);
 
 }  // namespace nestfast::io

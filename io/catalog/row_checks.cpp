@@ -26,13 +26,15 @@ enum class Rule {
   ZeroStage,             // 0 to 3
   NonNegative,           // a finite real >= 0 (a time, a bandwidth)
   PriceWhenFeasible,     // a finite real > 0 in a plan, 0 without one
-  Fraction,              // a finite real in [0, 1]
-  Efficiency,            // a real in [0, 1], or NaN where there is no bound
+  Percent,               // a finite real in [0, 100]
+  Efficiency,            // a percentage in [0, 100], or NaN where there is no bound
   Name,                  // a non-empty text
   Text,                  // any text
-  PlanKind,              // nest, manual, phaze, mcmc
+  PlanKind,              // nest, manual, phaze, mcmc, exhaustive
   RecomputeSummary,      // none, selective, full, full/N or mixed (io::recompute_summary), in a plan
   StageRecompute,        // none, selective or full
+  Optimizer,             // parse_optimizer's names
+  AllToAll,              // parse_all_to_all's names
   Framework,             // search::parse_framework's names, in a plan
   Attention,             // search::parse_attention's names, in a plan
   Overlap,               // search::parse_overlap_text's lists, in a plan
@@ -57,55 +59,79 @@ constexpr MemberRule kRules[] = {
     {"plans", "rank_k", Rule::Index},
     {"plans", "feasible", Rule::Flag},
     {"plans", "tp", Rule::PositiveWhenFeasible},
+    {"plans", "cp", Rule::PositiveWhenFeasible},
+    {"plans", "ep", Rule::PositiveWhenFeasible},
     {"plans", "pp", Rule::PositiveWhenFeasible},
     {"plans", "dp", Rule::PositiveWhenFeasible},
-    {"plans", "ep", Rule::PositiveWhenFeasible},
-    {"plans", "cp", Rule::PositiveWhenFeasible},
     {"plans", "sp", Rule::Flag},
-    {"plans", "mbs", Rule::PositiveWhenFeasible},
-    {"plans", "zero", Rule::ZeroStage},
+    {"plans", "micro_batch", Rule::PositiveWhenFeasible},
+    {"plans", "micro_batches", Rule::PositiveWhenFeasible},
+    {"plans", "zero_stage", Rule::ZeroStage},
     {"plans", "vpp", Rule::PositiveWhenFeasible},
     {"plans", "recompute", Rule::RecomputeSummary},
-    {"plans", "placement_order", Rule::Placement},
+    {"plans", "placement", Rule::Placement},
+    {"plans", "optimizer", Rule::Optimizer},
+    {"plans", "a2a", Rule::AllToAll},
     {"plans", "framework", Rule::Framework},
     {"plans", "attention", Rule::Attention},
     {"plans", "overlap", Rule::Overlap},
     {"plans", "megatron_args", Rule::Text},
-    {"plans", "megatron_env", Rule::Text},
-    {"plans", "iter_time_s", Rule::PriceWhenFeasible},
+    {"plans", "megatron_environment", Rule::Text},
+    {"plans", "moe_imbalance", Rule::NonNegative},
+    {"plans", "iteration_time_s", Rule::PriceWhenFeasible},
     {"plans", "tokens_per_s", Rule::PriceWhenFeasible},
-    {"plans", "mfu", Rule::Fraction},
-    {"plans", "mem_peak_bytes", Rule::PositiveWhenFeasible},
+    {"plans", "mfu_pct", Rule::Percent},
+    {"plans", "compute_s", Rule::NonNegative},
+    {"plans", "recompute_s", Rule::NonNegative},
+    {"plans", "tp_comm_s", Rule::NonNegative},
+    {"plans", "cp_comm_s", Rule::NonNegative},
+    {"plans", "ep_comm_s", Rule::NonNegative},
+    {"plans", "zero3_gather_s", Rule::NonNegative},
+    {"plans", "p2p_s", Rule::NonNegative},
+    {"plans", "bubble_s", Rule::NonNegative},
+    {"plans", "dp_sync_s", Rule::NonNegative},
+    {"plans", "optimizer_s", Rule::NonNegative},
+    {"plans", "memory_peak_bytes", Rule::PositiveWhenFeasible},
+    {"plans", "hbm_bytes", Rule::Any},
     {"plans", "stage_offset", Rule::Any},  // within /stages: checked where the stages are read
     {"plans", "stage_count", Rule::PositiveWhenFeasible},
     {"stages", "plan_row", Rule::Any},
     {"stages", "stage", Rule::Index},
+    {"stages", "pipeline_rank", Rule::Index},
     {"stages", "first_layer", Rule::Index},
     {"stages", "last_layer", Rule::Index},
     {"stages", "devices", Rule::Positive},
     {"stages", "first_device", Rule::Index},
     {"stages", "boundary_level", Rule::Level},
-    {"stages", "pipeline_rank", Rule::Index},
     {"stages", "recompute_layers", Rule::Index},
     {"stages", "recompute", Rule::StageRecompute},
-    {"stages", "fw_s", Rule::NonNegative},
-    {"stages", "bw_s", Rule::NonNegative},
-    {"stages", "p2p_s", Rule::NonNegative},
-    {"stages", "mem_bytes", Rule::Any},
+    {"stages", "boundary_level_name", Rule::Text},
+    {"stages", "forward_per_microbatch_s", Rule::NonNegative},
+    {"stages", "backward_per_microbatch_s", Rule::NonNegative},
+    {"stages", "p2p_per_microbatch_s", Rule::NonNegative},
+    {"stages", "memory_bytes", Rule::Any},
+    {"stages", "weights_bytes", Rule::Any},
+    {"stages", "gradients_bytes", Rule::Any},
+    {"stages", "optimizer_bytes", Rule::Any},
+    {"stages", "activations_bytes", Rule::Any},
+    {"stages", "working_bytes", Rule::Any},
     {"validation/alltoallv", "plan_row", Rule::Any},
     {"validation/alltoallv", "algo", Rule::Name},
+    {"validation/alltoallv", "picked", Rule::Name},
     {"validation/alltoallv", "bytes_per_rank", Rule::Positive},
     {"validation/alltoallv", "servers", Rule::Positive},
     {"validation/alltoallv", "gpus_per_server", Rule::Positive},
-    {"validation/alltoallv", "time_us_min", Rule::NonNegative},
-    {"validation/alltoallv", "time_us_avg", Rule::NonNegative},
-    {"validation/alltoallv", "time_us_max", Rule::NonNegative},
-    {"validation/alltoallv", "algbw", Rule::NonNegative},
-    {"validation/alltoallv", "busbw", Rule::NonNegative},
-    {"validation/alltoallv", "lb_us", Rule::NonNegative},
-    {"validation/alltoallv", "eff", Rule::Efficiency},
-    {"validation/alltoallv", "wrong", Rule::Any},
+    {"validation/alltoallv", "iterations", Rule::Positive},
+    {"validation/alltoallv", "stages", Rule::Index},
+    {"validation/alltoallv", "time_min_us", Rule::NonNegative},
+    {"validation/alltoallv", "time_avg_us", Rule::NonNegative},
+    {"validation/alltoallv", "time_max_us", Rule::NonNegative},
+    {"validation/alltoallv", "algbw_GBps", Rule::NonNegative},
+    {"validation/alltoallv", "busbw_GBps", Rule::NonNegative},
+    {"validation/alltoallv", "lower_bound_us", Rule::NonNegative},
+    {"validation/alltoallv", "efficiency_pct", Rule::Efficiency},
     {"validation/alltoallv", "predicted_us", Rule::NonNegative},
+    {"validation/alltoallv", "wrong_bytes", Rule::Any},
 };
 
 // One member of a row type, as HDF5 describes it.
@@ -253,23 +279,32 @@ std::string broken(Rule rule, const Value& value, bool feasible) {
     case Rule::PriceWhenFeasible:
       if (!feasible) return value.real == 0 ? "" : "is not 0 in a row without a plan";
       return std::isfinite(value.real) && value.real > 0 ? "" : "is not a finite value > 0 in a feasible plan";
-    case Rule::Fraction:
-      return std::isfinite(value.real) && value.real >= 0 && value.real <= 1 ? "" : "is not a fraction in [0, 1]";
+    case Rule::Percent:
+      return std::isfinite(value.real) && value.real >= 0 && value.real <= 100 ? "" : "is not a percentage in [0, 100]";
     case Rule::Efficiency:
-      return std::isnan(value.real) || (value.real >= 0 && value.real <= 1) ? ""
-                                                                            : "is not an efficiency in [0, 1] (or NaN)";
+      return std::isnan(value.real) || (value.real >= 0 && value.real <= 100)
+                 ? ""
+                 : "is not an efficiency in [0, 100] % (or NaN)";
     case Rule::Name:
       return !text.empty() ? "" : "is empty";
     case Rule::PlanKind:
-      return text == "nest" || text == "manual" || text == "phaze" || text == "mcmc"
+      return text == "nest" || text == "manual" || text == "phaze" || text == "mcmc" || text == "exhaustive"
                  ? ""
-                 : "is not a plan kind (nest, manual, phaze, mcmc)";
+                 : "is not a plan kind (nest, manual, phaze, mcmc, exhaustive)";
     case Rule::RecomputeSummary:
       return empty_without_plan || is_recompute_summary(text) ? "" : "is not none, selective, full, full/N or mixed";
     case Rule::StageRecompute:
       return accepted(text, [](const std::string& mode) { (void)parse_recompute(mode, "recompute"); })
                  ? ""
                  : "is not none, selective or full";
+    case Rule::Optimizer:
+      return accepted(text, [](const std::string& name) { (void)parse_optimizer(name, "optimizer"); })
+                 ? ""
+                 : "is not an optimizer nestfast prices (adam, sgd)";
+    case Rule::AllToAll:
+      return accepted(text, [](const std::string& name) { (void)parse_all_to_all(name, "a2a"); })
+                 ? ""
+                 : "is not an all-to-all pricing (fast, fanout)";
     case Rule::Framework:
       return empty_without_plan ||
                      accepted(text, [](const std::string& name) { (void)parse_framework(name, "framework"); })

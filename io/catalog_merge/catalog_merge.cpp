@@ -70,7 +70,7 @@ Part read_part(const std::string& path) {
   std::set<std::string> models, clusters;
   for (const PlanRow& row : rows) {
     if (models.insert(get_fixed(row.model)).second) (void)reader.model(get_fixed(row.model));
-    if (clusters.insert(get_fixed(row.cluster)).second) (void)reader.gpu_hbm_bytes(get_fixed(row.cluster));
+    if (clusters.insert(get_fixed(row.cluster)).second) (void)reader.cluster(get_fixed(row.cluster));
   }
   part.first_point = part.plans.front().row.point_id;
   part.validation = reader.validation();
@@ -123,8 +123,9 @@ std::uint64_t check_coverage(const std::vector<Part>& parts) {
   return expected;
 }
 
-void write_table(hid_t parent, const char* name, hid_t type, std::uint64_t count, const void* rows) {
-  const H5Handle dataset = create_row_table(parent, name, type, count);
+void write_table(hid_t parent, const char* name, RowTable table, std::uint64_t count, const void* rows) {
+  const H5Handle dataset = create_row_table(parent, name, table, count);
+  const H5Handle type = row_type(table);
   if (count > 0) h5_check(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), std::string("writing ") + name);
 }
 
@@ -306,14 +307,11 @@ MergeSummary merge_catalogs(const std::vector<std::string>& paths, const std::st
     write_attribute(file, "job", first.job_text);
     copy_preset_groups(file, parts, "models");
     copy_preset_groups(file, parts, "clusters");
-    const H5Handle plan_type = plan_row_type();
-    write_table(file, "plans", plan_type, plan_rows.size(), plan_rows.data());
-    const H5Handle stage_type = stage_row_type();
-    write_table(file, "stages", stage_type, stage_rows.size(), stage_rows.data());
+    write_table(file, "plans", RowTable::Plans, plan_rows.size(), plan_rows.data());
+    write_table(file, "stages", RowTable::Stages, stage_rows.size(), stage_rows.data());
     const H5Handle validation = h5_group(H5Gcreate2(file, "validation", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                          "creating /validation");
-    const H5Handle validation_type = validation_row_type();
-    write_table(validation, "alltoallv", validation_type, validation_rows.size(), validation_rows.data());
+    write_table(validation, "alltoallv", RowTable::Validation, validation_rows.size(), validation_rows.data());
   } catch (...) {
     fs::remove(partial, error);  // never leave a half-written file behind
     throw;

@@ -9,76 +9,36 @@
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
-#include "solver/search/megatron_args.hpp"
-#include "solver/search/plan_cost.hpp"
-#include "solver/search/stage_cost.hpp"
+#include "solver/search/plan_record.hpp"
+#include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {
 namespace {
 
-io::PlanEntry point_row(const PointWork& point, const char* kind, int rank_k) {
-  io::PlanEntry entry;
-  io::PlanRow& row = entry.row;
-  row.point_id = point.point.id;
-  io::set_fixed(row.model, point.problem.model.name);
-  io::set_fixed(row.cluster, point.problem.cluster.name);
-  row.gpus = point.point.gpus;
-  row.global_batch = point.point.global_batch;
-  row.seq_len = point.point.seq_len;
-  io::set_fixed(row.kind, kind);
-  row.rank_k = rank_k;
-  return entry;
+io::PlanEntry unpriced_entry(const PointWork& point, const char* kind, int rank_k, const Execution* plan) {
+  search::PlanRecord record = search::unpriced_plan_record(point.problem.model.name, point.problem.cluster.name,
+                                                           point.point.gpus, point.point.global_batch,
+                                                           point.point.seq_len, kind, rank_k, plan);
+  record.framework = point.problem.framework;  // the space that was searched, also when nothing fits
+  record.point_id = point.point.id;
+  return io::plan_entry(record);
 }
 
-io::PlanEntry priced_entry(const PointWork& point, Execution plan, const char* kind, int rank_k,
+io::PlanEntry priced_entry(const PointWork& point, const Execution& plan, const char* kind, int rank_k,
                            double expected_time_s) {
-  const ModelSpec& model = point.problem.model;
-  const ClusterSpec& cluster = point.problem.cluster;
-  // The stored rows do not carry these: every plan of a point is priced with its problem's.
-  plan.attention = point.problem.attention;
-  plan.overlap = point.problem.overlap;
-  const ExecutionLayout layout = compute_layout(cluster, plan);
-  derive_stage_layout(layout, plan);
-  const PlanCost cost = evaluate_plan(model, cluster, plan);
-  if (!cost.feasible || cost.iteration_time_s != expected_time_s) {
+  // The stored rows carry attention and overlaps, the checkpoint does not: a
+  // point's plans are priced with its problem's (under megatron-core cp > 1
+  // runs fused, plan_attention).
+  Execution priced = plan;
+  priced.attention = search::plan_attention(point.problem.framework, point.problem.attention, plan.cp);
+  priced.overlap = point.problem.overlap;
+  search::PlanRecord record = search::price_plan_record(point.problem.model, point.problem.cluster, priced, kind, rank_k);
+  if (!record.feasible || record.iteration_time_s != expected_time_s) {
     throw std::runtime_error("point " + std::to_string(point.point.id) + " (" + kind + " #" + std::to_string(rank_k) +
                              "): the stored plan does not reproduce its iteration time (checkpoint from another build?)");
   }
-  io::PlanEntry entry = point_row(point, kind, rank_k);
-  io::PlanRow& row = entry.row;
-  row.feasible = 1;
-  io::set_plan_degrees(row, plan);
-  row.iter_time_s = cost.iteration_time_s;
-  row.tokens_per_s = cost.tokens_per_s;
-  row.mfu = cost.mfu;
-  row.mem_peak_bytes = static_cast<std::uint64_t>(cost.memory_peak_bytes);
-  // What reproduces the plan: the same line solve and evaluate print.
-  const search::MegatronArguments megatron = search::megatron_arguments(model, plan);
-  io::set_fixed(row.megatron_args, megatron.arguments);
-  io::set_fixed(row.megatron_env, search::environment_line(megatron.environment));
-
-  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, plan, layout));
-  const ReplicaContext replicas = replica_context(cluster, plan, layout);
-  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-    const StagePlan& stage = plan.stages[s];
-    const StageTime time = stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
-                                      stage.recompute, stage.recompute_layers);
-    io::StageRow out;
-    io::set_stage_plan(out, stage, static_cast<int>(s), plan.pp);
-    out.devices = plan.devices() / plan.pp;
-    double forward = 0;
-    for (LayerColumn column : {LayerColumn::ForwardCompute, LayerColumn::ForwardTp, LayerColumn::ForwardCp,
-                               LayerColumn::ForwardEp}) {
-      forward += table.sum(column, stage.first_layer, stage.last_layer);
-    }
-    out.fw_s = forward;
-    out.p2p_s = time.p2p_s;
-    out.bw_s = time.total_s() - forward - time.p2p_s;  // backward, recompute and ZeRO-3 gathers
-    const std::size_t rank = s % static_cast<std::size_t>(plan.pp);
-    out.mem_bytes = rank < cost.ranks.size() ? static_cast<std::uint64_t>(cost.ranks[rank].memory.total_bytes()) : 0;
-    entry.stages.push_back(out);
-  }
-  return entry;
+  record.point_id = point.point.id;
+  return io::plan_entry(record);
 }
 
 // The MoE all-to-all of one layer of `plan` as the solver prices it (FAST), for validation.
@@ -133,7 +93,7 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
   });
   if (order.size() > static_cast<std::size_t>(top_k)) order.resize(static_cast<std::size_t>(top_k));
   if (order.empty()) {
-    out.plans.push_back(point_row(point, "nest", 0));
+    out.plans.push_back(unpriced_entry(point, "nest", 0, nullptr));
   }
   for (std::size_t k = 0; k < order.size(); ++k) {
     const DecodedInstance& decoded = instances[order[k]];
@@ -145,16 +105,13 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
   }
   for (const search::BaselineResult& baseline : baselines) {
     if (baseline.feasible) {
-      // The checkpoint keeps degrees and stages; framework, attention and overlaps follow from the point.
+      // The checkpoint keeps degrees and stages; the framework follows from the point.
       Execution plan = baseline.plan;
       plan.framework = point.problem.framework;
-      plan.attention = search::plan_attention(point.problem.framework, point.problem.attention, plan.cp);
-      plan.overlap = point.problem.overlap;
       out.plans.push_back(priced_entry(point, plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
     } else {
-      io::PlanEntry entry = point_row(point, baseline.name.c_str(), 0);
-      if (baseline.plan.tp > 0) io::set_plan_degrees(entry.row, baseline.plan);  // what was tried
-      out.plans.push_back(std::move(entry));
+      // Degrees only: a plan that does not fit keeps them so people see what was tried.
+      out.plans.push_back(unpriced_entry(point, baseline.name.c_str(), 0, baseline.plan.tp > 0 ? &baseline.plan : nullptr));
     }
   }
   return out;

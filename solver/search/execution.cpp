@@ -121,6 +121,8 @@ ParallelDim parse_parallel_dim(const std::string& text, const std::string& what)
 
 const char* to_string(AllToAllAlgorithm algorithm) { return algorithm == AllToAllAlgorithm::Fast ? "fast" : "fanout"; }
 
+const char* to_string(Optimizer optimizer) { return optimizer == Optimizer::Adam ? "adam" : "sgd"; }
+
 Optimizer parse_optimizer(const std::string& text, const std::string& what) {
   if (text == "adam") return Optimizer::Adam;
   if (text == "sgd") return Optimizer::Sgd;

@@ -171,6 +171,7 @@ Overlap effective_overlap(const Execution& plan);
 const char* to_string(Recompute mode);
 const char* to_string(ParallelDim dim);
 const char* to_string(AllToAllAlgorithm algorithm);
+const char* to_string(Optimizer optimizer);
 const char* to_string(Framework framework);  // "megatron-core", "nest"
 const char* to_string(Attention attention);  // "flash", "unfused"
 // "grad,param,tp,p2p,a2a" (the ones on), "all" or "none".

@@ -1,6 +1,7 @@
 // libFuzzer target: a catalog file (HDF5) opened and read whole the way
-// `nestfast query` and `merge` read one: attributes, plans, each plan's
-// stages, validation rows and the stored models.
+// `nestfast query`, `evaluate --plan` and `merge` read one: attributes, the
+// plan records (plans with their stages), validation rows and the stored
+// models and clusters.
 #include <cstdint>
 
 #include "io/catalog/catalog_reader.hpp"
@@ -11,10 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   nestfast::fuzz::expect_clean([&] {
     const nestfast::io::CatalogReader reader(path);
     (void)reader.string_attribute("job");
-    for (const nestfast::io::PlanRow& plan : reader.plans()) {
-      (void)reader.stages(plan.stage_offset, plan.stage_count);
-      (void)reader.model(nestfast::io::get_fixed(plan.model));
-      (void)reader.gpu_hbm_bytes(nestfast::io::get_fixed(plan.cluster));
+    for (const nestfast::search::PlanRecord& plan : reader.plan_records()) {
+      (void)reader.model(plan.model);
+      (void)reader.cluster(plan.cluster);
     }
     (void)reader.validation();
   });

@@ -70,9 +70,9 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
 print("| S x M | workload | size/rank | fast ms | mpi ms | pairwise ms | fanout ms | fast/LB | pairwise/LB | mpi/fast | pairwise/fast | fanout/fast | drops (run) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (topology, workload, size), items in sorted(runs.items()):
-    med = lambda algo: statistics.median(r[algo]["avg_us"] for r, _ in items) / 1e3
-    ratio = lambda algo: statistics.median(r[algo]["avg_us"] / r["fast"]["avg_us"] for r, _ in items)
-    eff = lambda algo: statistics.median(r[algo]["eff"] or 0 for r, _ in items)
+    med = lambda algo: statistics.median(r[algo]["time_avg_us"] for r, _ in items) / 1e3
+    ratio = lambda algo: statistics.median(r[algo]["time_avg_us"] / r["fast"]["time_avg_us"] for r, _ in items)
+    eff = lambda algo: statistics.median((r[algo]["efficiency_pct"] or 0) / 100 for r, _ in items)
     print(f"| {topology} | {workload} | {size} | {med('fast'):.0f} | {med('mpi'):.0f} | {med('pairwise'):.0f} | {med('fanout'):.0f} "
           f"| {eff('fast'):.2f} | {eff('pairwise'):.2f} | {ratio('mpi'):.2f} | {ratio('pairwise'):.2f} | {ratio('fanout'):.2f} | {statistics.median(d for _, d in items):.0f} |")
 PY

@@ -96,15 +96,16 @@ for line in open(os.path.join(out, "topologies")):
         for r in catalog["/validation/alltoallv"][()]:
             rows.append({"topology": topology, "servers": int(r["servers"]), "gpus_per_server": int(r["gpus_per_server"]),
                          "algo": r["algo"].decode(), "bytes_per_rank": int(r["bytes_per_rank"]),
-                         "avg_us": float(r["time_us_avg"]), "min_us": float(r["time_us_min"]), "lb_us": float(r["lb_us"]),
-                         "eff": float(r["eff"]), "wrong": int(r["wrong"]), "predicted_us": float(r["predicted_us"])})
+                         "time_avg_us": float(r["time_avg_us"]), "time_min_us": float(r["time_min_us"]),
+                         "lower_bound_us": float(r["lower_bound_us"]), "efficiency_pct": float(r["efficiency_pct"]),
+                         "wrong_bytes": int(r["wrong_bytes"]), "predicted_us": float(r["predicted_us"])})
 for r in rows:
-    r["pred_err"] = r["avg_us"] / r["predicted_us"] - 1 if r["predicted_us"] > 0 else None
+    r["pred_err"] = r["time_avg_us"] / r["predicted_us"] - 1 if r["predicted_us"] > 0 else None
 json.dump(rows, open(os.path.join(out, "validation.json"), "w"), indent=1)
-print("| S x M | algo | size/rank | measured ms | lower bound ms | eff | predicted ms | measured / predicted - 1 |")
+print("| S x M | algo | size/rank | measured ms | lower bound ms | eff % | predicted ms | measured / predicted - 1 |")
 print("|---|---|---|---|---|---|---|---|")
 for r in rows:
     err = "-" if r["pred_err"] is None else f"{100 * r['pred_err']:+.1f}%"
-    print(f"| {r['topology']} | {r['algo']} | {r['bytes_per_rank'] >> 10} KiB | {r['avg_us'] / 1e3:.1f} | {r['lb_us'] / 1e3:.1f} "
-          f"| {r['eff']:.2f} | {r['predicted_us'] / 1e3:.1f} | {err} |")
+    print(f"| {r['topology']} | {r['algo']} | {r['bytes_per_rank'] >> 10} KiB | {r['time_avg_us'] / 1e3:.1f} "
+          f"| {r['lower_bound_us'] / 1e3:.1f} | {r['efficiency_pct']:.1f} | {r['predicted_us'] / 1e3:.1f} | {err} |")
 PY

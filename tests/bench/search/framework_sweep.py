@@ -37,9 +37,9 @@ def solve(nestfast, model, cluster, gpus, framework):
 
 
 def manual(result):
-    for baseline in result.get("baselines", []):
-        if baseline["name"] == "manual" and baseline["feasible"]:
-            return baseline
+    for plan in result.get("plans", []):
+        if plan["kind"] == "manual" and plan["feasible"]:
+            return plan
     return None
 
 
@@ -64,14 +64,14 @@ def main():
                             row[framework] = None
                             continue
                         base = manual(result)
-                        row[framework] = {"best": result["best"]["iteration_time_s"],
+                        nest = [p for p in result["plans"] if p["kind"] == "nest"]
+                        row[framework] = {"best": nest[0]["iteration_time_s"],
                                           "manual": base["iteration_time_s"] if base else None}
                         if framework != "megatron-core":
                             continue
-                        plans = [("best", result["best"])] + [(f"alternative {k + 1}", p)
-                                                             for k, p in enumerate(result["alternatives"])]
+                        plans = [("best", nest[0])] + [(f"alternative {p['rank_k']}", p) for p in nest[1:]]
                         if base:
-                            plans.append(("manual", base["plan"]))
+                            plans.append(("manual", base))
                         for what, plan in plans:
                             lines.write(json.dumps({"model": model, "cluster": cluster, "gpus": gpus, "what": what,
                                                     "command": command, "args": plan["megatron_args"],

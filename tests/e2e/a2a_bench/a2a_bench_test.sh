@@ -39,7 +39,9 @@ for algo in ["fast", "mpi", "pairwise", "fanout", "auto"]:
     if sorted(seen.get(algo, [])) != [1024, 2048, 4096, 8192]: fail("%s rows at sizes %s" % (algo, seen.get(algo)))
 if len(doc["rows"]) != len(rows): fail("json has %d rows, table %d" % (len(doc["rows"]), len(rows)))
 if doc["servers"] != 2 or doc["ranks"] != 4: fail("json topology " + str(doc["servers"]))
-if any(r["wrong"] != 0 or not r["validated"] for r in doc["rows"]): fail("json wrong bytes")
+if any(r["wrong_bytes"] != 0 or not r["validated"] for r in doc["rows"]): fail("json wrong bytes")
+for r in doc["rows"]:
+    if abs(r["algbw_GBps"] - r["bytes_per_rank"] / r["time_avg_us"] / 1e3) > 1e-9 * r["algbw_GBps"]: fail("algbw " + str(r))
 if not any(r["algo"] == "fast" and r["stages"] >= 1 for r in doc["rows"]): fail("fast without stages")
 PY
 

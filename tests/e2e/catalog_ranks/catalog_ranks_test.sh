@@ -71,13 +71,15 @@ for point in "llama2-7b h100-superpod 8 64" "llama2-7b h100-superpod 16 64" "lla
     --top-k 3 --no-baselines --json > solved.json || fail "solve $point failed"
   python3 - stored.json solved.json <<'PY' || fail "query and solve print different Megatron-LM lines for $point"
 import json, sys
-stored, solved = json.load(open(sys.argv[1]))[0], json.load(open(sys.argv[2]))["best"]
+stored, solved = json.load(open(sys.argv[1]))[0]["plans"][0], json.load(open(sys.argv[2]))["plans"][0]
 assert stored["megatron_args"] == solved["megatron_args"], (stored["megatron_args"], solved["megatron_args"])
-print(stored["plans"][0]["recompute"])
+assert stored["megatron_notes"] == solved["megatron_notes"]
+print(stored["recompute"])
 PY
 done > recompute.txt
 ! grep -q "^mixed$" recompute.txt || fail "a megatron-core plan recomputes differently per stage"
-expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs" "$NESTFAST" query r4.h5 --model llama2-7b --gpus 12
+expect_one_line_error 2 "no stored plan for model 'llama2-7b' at 12 GPUs; stored GPU counts: 8, 16, 32" \
+  "$NESTFAST" query r4.h5 --model llama2-7b --gpus 12
 # --slice I/N (Slurm array tasks): part files with disjoint blocks of the
 # global point ids, together the whole sweep, each marked with its slice.
 point_ids() {  # the value before each model name is the row's point_id

@@ -17,17 +17,17 @@ SPACE=(--tp 2 --pp 2 --cp 1,2 --mbs 1 --zero 1 --vpp 1,2)
   --launch solve-launch > solve.json
 "$NESTFAST" solve --model llama2-7b --cluster h200-superpod --gpus 16 --gbs 64 "${SPACE[@]}" --no-baselines \
   > solve.txt
-grep -q "^Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size 2 " solve.txt \
+grep -q "^ *Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size 2 " solve.txt \
   || fail "solve's text lacks the Megatron-LM line"
 grep -q "environment: CUDA_DEVICE_MAX_CONNECTIONS=1" solve.txt || fail "solve does not say the environment tp > 1 needs"
 
 # evaluate, given the best plan's degrees and stages, prints the same line.
 python3 - solve.json > evaluate_flags.txt <<'PY'
 import json, sys
-b = json.load(open(sys.argv[1]))["best"]
+b = json.load(open(sys.argv[1]))["plans"][0]
 stages = ",".join(f'{s["first_layer"]}-{s["last_layer"]}:{s["recompute"]}' for s in b["stages"])
 layers = max(s["recompute_layers"] for s in b["stages"])
-order = ",".join(b["placement"])
+order = b["placement"]
 print(f'--tp {b["tp"]} --cp {b["cp"]} --ep {b["ep"]} --pp {b["pp"]} --dp {b["dp"]} --sp {"on" if b["sp"] else "off"} '
       f'--mbs {b["micro_batch"]} --vpp {b["vpp"]} --zero {b["zero_stage"]} --placement {order} '
       f'--stages {stages} --recompute-layers {layers}')
@@ -37,12 +37,12 @@ PY
   > evaluate.json
 python3 - solve.json evaluate.json <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["best"]
+s = json.load(open(sys.argv[1]))["plans"][0]
 e = json.load(open(sys.argv[2]))
 assert s["megatron_args"] == e["megatron_args"], (s["megatron_args"], e["megatron_args"])
 assert s["megatron_environment"] == e["megatron_environment"]
 assert s["iteration_time_s"] == e["iteration_time_s"], (s["iteration_time_s"], e["iteration_time_s"])
-assert s["framework"] == e["plan"]["framework"] == "megatron-core"
+assert s["framework"] == e["framework"] == "megatron-core"
 PY
 
 # The catalog stores the line; query prints it and writes the same launch file.
@@ -71,13 +71,14 @@ timeout 240 "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --no-progress > catalog
 "$NESTFAST" query megatron.h5 --model llama2-7b --gpus 16 --json --launch query-launch > query.json
 python3 - solve.json query.json <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["best"]
+s = json.load(open(sys.argv[1]))["plans"][0]
 q = json.load(open(sys.argv[2]))[0]
-assert s["megatron_args"] == q["megatron_args"], (s["megatron_args"], q["megatron_args"])
-assert s["megatron_environment"] == q["megatron_environment"]
-best = [p for p in q["plans"] if p["rank_k"] == 0][0]
+best = [p for p in q["plans"] if p["kind"] == "nest" and p["rank_k"] == 0][0]
+assert s["megatron_args"] == best["megatron_args"], (s["megatron_args"], best["megatron_args"])
+assert s["megatron_environment"] == best["megatron_environment"]
+assert s["megatron_notes"] == best["megatron_notes"]
 assert best["framework"] == "megatron-core" and best["attention"] == s["attention"], best
-assert best["iter_time_s"] == s["iteration_time_s"]
+assert best["iteration_time_s"] == s["iteration_time_s"]
 assert all("recompute" in st for st in best["stages"])
 PY
 cmp solve-launch/launch.sbatch query-launch/launch.sbatch || fail "solve and query write different launch files"
@@ -85,13 +86,13 @@ bash -n solve-launch/launch.sbatch || fail "the launch file is not valid bash"
 grep -q "^#SBATCH --nodes=2$" solve-launch/launch.sbatch || fail "16 GPUs on 8-GPU nodes is 2 nodes"
 grep -q "^#SBATCH --ntasks-per-node=8$" solve-launch/launch.sbatch || fail "one task per GPU"
 grep -q "^export CUDA_DEVICE_MAX_CONNECTIONS=1$" solve-launch/launch.sbatch || fail "the environment is not exported"
-line=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["megatron_args"])' solve.json)
+line=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plans"][0]["megatron_args"])' solve.json)
 grep -qF "PLAN_ARGS=($line)" solve-launch/launch.sbatch || fail "the launch file does not carry the argument line"
 # The array holds the line's words as pretrain_gpt.py will see them (quoted layouts stay one word).
 words=$(bash -c "PLAN_ARGS=($line); printf '%s\n' \"\${PLAN_ARGS[@]}\"" | wc -l)
 python3 - "$words" solve.json <<'PY'
 import json, shlex, sys
-line = json.load(open(sys.argv[2]))["best"]["megatron_args"]
+line = json.load(open(sys.argv[2]))["plans"][0]["megatron_args"]
 assert int(sys.argv[1]) == len(shlex.split(line)), (sys.argv[1], len(shlex.split(line)))
 PY
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' solve-launch/plan.json

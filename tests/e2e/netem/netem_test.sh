@@ -62,12 +62,12 @@ for algo in ["fast", "mpi", "fanout", "pairwise"]:
     if doc["nics_per_server"] != 1 or abs(doc["nic_Bps"] - nic_Bps) > 1e-6 * nic_Bps:
         fail(f"{algo}: bench did not take the testbed's NIC (nic_Bps {doc['nic_Bps']}, {doc['nics_per_server']} per server)")
     for row in doc["rows"]:
-        if not row["validated"] or row["wrong"] != 0: fail(f"{algo}: {row['wrong']} wrong bytes")
-        if row["lb_us"] is None or abs(row["lb_us"] - bound_us) > 1e-6 * bound_us:
-            fail(f"{algo}: lb {row['lb_us']} us, the server bound at the configured rate is {bound_us:.1f} us")
-        if row["bound_violated"] or row["min_us"] < bound_us: fail(f"{algo}: {row['min_us']} us beat the bound {bound_us:.1f} us")
-        if row["eff"] is None or not 0 < row["eff"] <= 1: fail(f"{algo}: efficiency {row['eff']}")
-        report.append(f"{algo} {row['avg_us'] / 1e3:.0f} ms eff {row['eff']:.2f} drops {drops(algo)}")
+        if not row["validated"] or row["wrong_bytes"] != 0: fail(f"{algo}: {row['wrong_bytes']} wrong bytes")
+        if row["lower_bound_us"] is None or abs(row["lower_bound_us"] - bound_us) > 1e-6 * bound_us:
+            fail(f"{algo}: lb {row['lower_bound_us']} us, the server bound at the configured rate is {bound_us:.1f} us")
+        if row["bound_violated"] or row["time_min_us"] < bound_us: fail(f"{algo}: {row['time_min_us']} us beat the bound {bound_us:.1f} us")
+        if row["efficiency_pct"] is None or not 0 < row["efficiency_pct"] <= 100: fail(f"{algo}: efficiency {row['efficiency_pct']}%")
+        report.append(f"{algo} {row['time_avg_us'] / 1e3:.0f} ms eff {row['efficiency_pct']:.1f}% drops {drops(algo)}")
 print("baseline drops", base, "|", "; ".join(report))
 for algo in ["mpi", "fanout"]:
     if drops(algo) <= base + 10: fail(f"{algo} dropped {drops(algo)} packets at the switch under hot:5, baseline {base}: no incast?")
@@ -90,10 +90,10 @@ rows = json.load(open(sys.argv[1]))
 if not rows: fail("the validation wrote no rows")
 for r in rows:
     if (r["servers"], r["gpus_per_server"]) != (4, 2): fail(f"validation ran on {r['servers']}x{r['gpus_per_server']}, not the testbed's 4x2")
-    if r["wrong"] != 0: fail(f"validation: {r['wrong']} wrong bytes")
+    if r["wrong_bytes"] != 0: fail(f"validation: {r['wrong_bytes']} wrong bytes")
     if not r["predicted_us"] > 0: fail("validation: no predicted time")
-    if not 0 < r["eff"] <= 1: fail(f"validation: efficiency {r['eff']}")
-    if not -0.05 <= r["pred_err"] <= 2: fail(f"validation: measured {r['avg_us']:.0f} us against predicted {r['predicted_us']:.0f} us")
-    print(f"validation: fast {r['avg_us'] / 1e3:.1f} ms, predicted {r['predicted_us'] / 1e3:.1f} ms, error {100 * r['pred_err']:+.1f}%")
+    if not 0 < r["efficiency_pct"] <= 100: fail(f"validation: efficiency {r['efficiency_pct']}%")
+    if not -0.05 <= r["pred_err"] <= 2: fail(f"validation: measured {r['time_avg_us']:.0f} us against predicted {r['predicted_us']:.0f} us")
+    print(f"validation: fast {r['time_avg_us'] / 1e3:.1f} ms, predicted {r['predicted_us'] / 1e3:.1f} ms, error {100 * r['pred_err']:+.1f}%")
 PY
 echo "netem e2e: ok"

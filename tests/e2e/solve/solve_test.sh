@@ -10,8 +10,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # 1. The text report.
 "$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --threads 2 > "$TEST_TMPDIR/report.txt"
-for word in "Best plan:" "boundary in" "memory GiB / HBM" "time split" "Alternatives" "#5" "Baselines" manual phaze mcmc \
-            exhaustive "speed-up" "Search:" "instances" "states" "Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size"; do
+for word in "best plan:" "boundary in" "memory GiB" "time split" "alternative #4" "Baselines" manual phaze mcmc \
+            exhaustive "NEST is" "Search:" "instances" "states" \
+            "Megatron-LM (pretrain_gpt.py, framework megatron-core): --tensor-model-parallel-size"; do
   grep -q -- "$word" "$TEST_TMPDIR/report.txt" || fail "report lacks '$word'"
 done
 
@@ -37,17 +38,20 @@ TOML
 python3 - "$TEST_TMPDIR/tiny.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-best = d["best"]
+plans = d["plans"]
+best = plans[0]
 t = best["iteration_time_s"]
-assert d["feasible"] is True and best["feasible"] is True
-assert len(d["alternatives"]) == 2, len(d["alternatives"])
-assert all(a["iteration_time_s"] >= t for a in d["alternatives"])
-names = {b["name"]: b for b in d["baselines"]}
+assert d["feasible"] is True and best["feasible"] is True and best["kind"] == "nest" and best["rank_k"] == 0
+alternatives = [p for p in plans if p["kind"] == "nest" and p["rank_k"] > 0]
+assert len(alternatives) == 2, len(alternatives)
+assert all(a["iteration_time_s"] >= t for a in alternatives)
+names = {b["kind"]: b for b in plans if b["kind"] != "nest"}
 assert set(names) == {"manual", "phaze", "mcmc", "exhaustive"}, names.keys()
-for b in d["baselines"]:
+for b in names.values():
     if b["feasible"]:
-        assert b["iteration_time_s"] >= t * (1 - 1e-12), (b["name"], b["iteration_time_s"], t)
-        assert b["speedup"] >= 1 - 1e-12
+        assert b["iteration_time_s"] >= t * (1 - 1e-12), (b["kind"], b["iteration_time_s"], t)
+        assert b["nest_speedup_x"] >= 1 - 1e-12
+        assert b["plans_priced"] > 0 and b["note"]
 ex = names["exhaustive"]
 assert ex["feasible"] and ex["iteration_time_s"] == t, (ex, t)
 assert best["micro_batch"] in (1, 2) and best["zero_stage"] in (0, 1) and best["vpp"] == 1 and best["cp"] == 1
@@ -57,19 +61,53 @@ assert stages[0]["first_layer"] == 0 and stages[-1]["last_layer"] == 5
 for a, b in zip(stages, stages[1:]):
     assert b["first_layer"] == a["last_layer"] + 1
 assert max(s["memory_bytes"] for s in stages) <= best["hbm_bytes"]
+assert best["memory_peak_bytes"] == max(s["memory_bytes"] for s in stages)
 assert d["stats"]["instances"] > 0 and d["stats"]["states"] > 0
-assert best["megatron_args"].startswith("--tensor-model-parallel-size")
+assert all(p["megatron_args"].startswith("--tensor-model-parallel-size") for p in plans if p["feasible"])
 PY
+
+# 2b. The schema round trip: every plan solve printed, priced again by
+#     evaluate --plan from the JSON alone, has the same time and memory.
+"$NESTFAST" solve --model mixtral-8x7b --cluster h200-superpod --gpus 64 --gbs 256 --top-k 3 --json \
+  > "$TEST_TMPDIR/moe.json"
+for file in "$TEST_TMPDIR/tiny.json" "$TEST_TMPDIR/moe.json"; do
+  model=()  # the tiny model is a file, not a preset: the JSON names it, --model says where it is
+  [ "$file" = "$TEST_TMPDIR/tiny.json" ] && model=(--model "$TEST_TMPDIR/tiny.toml")
+  for pick in $(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["plans"]:
+    if p["feasible"]: print("%s:%d" % (p["kind"], p["rank_k"]))' "$file"); do
+    "$NESTFAST" evaluate --plan "$file" --pick "$pick" "${model[@]}" --json > "$TEST_TMPDIR/again.json" ||
+      fail "evaluate --plan $file --pick $pick failed"
+    python3 - "$file" "$pick" "$TEST_TMPDIR/again.json" <<'PY' || fail "evaluate --plan $file --pick $pick priced it differently"
+import json, sys
+doc, pick, again = json.load(open(sys.argv[1])), sys.argv[2], json.load(open(sys.argv[3]))
+kind, k = pick.split(":")
+printed = next(p for p in doc["plans"] if p["kind"] == kind and p["rank_k"] == int(k))
+for key in ("iteration_time_s", "memory_peak_bytes", "tokens_per_s", "mfu_pct", "tp", "pp", "dp", "ep", "cp",
+            "placement", "recompute", "micro_batches", "breakdown"):
+    assert again[key] == printed[key], (pick, key, again[key], printed[key])
+assert again["stages"] == printed["stages"], pick
+assert again["kind"] == kind and again["rank_k"] == int(k)
+PY
+  done
+done
+
+set +e
+"$NESTFAST" evaluate --plan "$TEST_TMPDIR/tiny.json" > /dev/null 2> "$TEST_TMPDIR/unnamed.err"; rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$(wc -l < "$TEST_TMPDIR/unnamed.err")" = 1 ] && grep -q "names 'tiny': give --model" "$TEST_TMPDIR/unnamed.err" ||
+  fail "a plan of a model file: rc $rc, $(cat "$TEST_TMPDIR/unnamed.err")"
 
 # 3. Restrictions are honoured.
 "$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --tp 2 --pp 4 --recompute full \
   --no-baselines --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-b = d["best"]
+b = d["plans"][0]
 assert b["tp"] == 2 and b["pp"] == 4 and b["dp"] * b["tp"] * b["pp"] * b["cp"] == 64, b
 assert all(s["recompute"] == "full" for s in b["stages"])
-assert d["baselines"] == []'
+assert all(p["kind"] == "nest" for p in d["plans"])'
 
 # 3b. The GPU batch path (its kernel emulated on the CPU) finds the same plans.
 "$NESTFAST" solve --model llama2-7b --cluster h100-superpod --gpus 64 --gbs 256 --mbs 1,2 --no-baselines --top-k 6 \
@@ -81,9 +119,8 @@ import json, sys
 cpu, gpu = (json.load(open(f)) for f in sys.argv[1:])
 assert cpu["stats"]["dp_device"] == "cpu", cpu["stats"]
 assert gpu["stats"]["dp_device"].startswith("gpu kernel emulated"), gpu["stats"]
-assert cpu["best"] == gpu["best"], (cpu["best"], gpu["best"])
-assert cpu["alternatives"] == gpu["alternatives"]
-assert len(cpu["alternatives"]) == 5
+assert cpu["plans"] == gpu["plans"], (cpu["plans"][0], gpu["plans"][0])
+assert len(cpu["plans"]) == 6
 PY
 
 # 3c. One Megatron-LM line: evaluate, given each plan solve found, prints the
@@ -96,7 +133,7 @@ runs = [(tmp + "/tiny.json", [ "--model", tmp + "/tiny.toml", "--cluster", "sele
 checked = 0
 for path, problem in runs:
     d = json.load(open(path))
-    for plan in [d["best"]] + d["alternatives"]:
+    for plan in [p for p in d["plans"] if p["kind"] == "nest"]:
         line = plan["megatron_args"]
         assert "#" not in line and "<" not in line and "--num-layers " in line and "--context-parallel-size" in line, line
         block = max(s["recompute_layers"] for s in plan["stages"])
@@ -108,7 +145,7 @@ for path, problem in runs:
         flags = problem + ["--tp", str(plan["tp"]), "--pp", str(plan["pp"]), "--dp", str(plan["dp"]), "--cp", str(plan["cp"]),
                            "--ep", str(plan["ep"]), "--sp", "on" if plan["sp"] else "off", "--mbs", str(plan["micro_batch"]),
                            "--vpp", str(plan["vpp"]), "--zero", str(plan["zero_stage"]),
-                           "--placement", ",".join(plan["placement"]), "--stages", stages,
+                           "--placement", plan["placement"], "--stages", stages,
                            "--recompute-layers", str(block), "--json"]
         evaluated = json.loads(subprocess.run([nestfast, "evaluate"] + flags, check=True, capture_output=True, text=True).stdout)
         assert evaluated["megatron_args"] == line, (flags, evaluated["megatron_args"], line)

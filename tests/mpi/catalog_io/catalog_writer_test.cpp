@@ -52,15 +52,20 @@ PlanEntry plan_for(int point, int stages) {
   row.seq_len = 1024;
   set_fixed(row.kind, "nest");
   row.feasible = 1;
-  row.tp = row.dp = row.ep = row.cp = row.mbs = row.vpp = 1;
+  row.tp = row.dp = row.ep = row.cp = row.micro_batch = row.vpp = 1;
+  row.micro_batches = 8;
   row.pp = stages;
   set_fixed(row.recompute, "none");
+  set_fixed(row.optimizer, "adam");
+  set_fixed(row.a2a, "fast");
   set_fixed(row.framework, "nest");
   set_fixed(row.attention, "flash");
   set_fixed(row.overlap, "all");
-  row.iter_time_s = 1.5 + point;
-  row.tokens_per_s = 8 * 1024 / row.iter_time_s;
-  row.mem_peak_bytes = 1 << 30;
+  row.moe_imbalance = 1;
+  row.iteration_time_s = 1.5 + point;
+  row.tokens_per_s = 8 * 1024 / row.iteration_time_s;
+  row.memory_peak_bytes = 1 << 30;
+  row.hbm_bytes = std::uint64_t{80} << 30;
   for (int s = 0; s < stages; ++s) {
     StageRow stage;
     stage.stage = s;
@@ -71,7 +76,7 @@ PlanEntry plan_for(int point, int stages) {
     stage.boundary_level = s == 0 ? -1 : 0;
     stage.pipeline_rank = s;
     set_fixed(stage.recompute, "none");
-    stage.fw_s = 0.25 * s;
+    stage.forward_per_microbatch_s = 0.25 * s;
     plan.stages.push_back(stage);
   }
   return plan;

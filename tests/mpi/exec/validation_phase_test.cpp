@@ -45,16 +45,15 @@ TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {
     EXPECT_EQ(row.picked, row.algo);
     EXPECT_EQ(row.bytes_per_rank, i < 3 ? 4096U : 8192U);
     EXPECT_EQ(row.servers, 2);
-    EXPECT_EQ(row.wrong, 0U) << row.algo << " " << row.first_bad;
+    EXPECT_EQ(row.wrong_bytes, 0U) << row.algo << " " << row.first_bad;
     EXPECT_TRUE(row.first_bad.empty());
-    EXPECT_GT(row.time_us_avg, 0.0);
-    EXPECT_LE(row.time_us_min, row.time_us_avg);
-    EXPECT_LE(row.time_us_avg, row.time_us_max);
-    EXPECT_GT(row.lb_us, 0.0);  // at the request's declared 50 GB/s per GPU
-    // An efficiency is a fraction the fastest iteration allows, or unknown.
-    if (row.bound_violated) EXPECT_TRUE(std::isnan(row.efficiency));
-    else EXPECT_TRUE(row.efficiency > 0 && row.efficiency <= 1) << row.efficiency;
-    EXPECT_LE(row.efficiency, 1.0);
+    EXPECT_GT(row.time_avg_us, 0.0);
+    EXPECT_LE(row.time_min_us, row.time_avg_us);
+    EXPECT_LE(row.time_avg_us, row.time_max_us);
+    EXPECT_GT(row.lower_bound_us, 0.0);  // at the request's declared 50 GB/s per GPU
+    // An efficiency is a percentage the fastest iteration allows, or unknown.
+    if (row.bound_violated) EXPECT_TRUE(std::isnan(row.efficiency_pct));
+    else EXPECT_TRUE(row.efficiency_pct > 0 && row.efficiency_pct <= 100) << row.efficiency_pct;
     EXPECT_DOUBLE_EQ(row.predicted_us, i < 3 ? 500.0 : 1000.0);
   }
 }
@@ -70,8 +69,8 @@ TEST(ValidationPhase, TheBoundRestsOnTheDeclaredRates) {
   undeclared.gpu_nic_Bps = 0;
   const auto none = run_validation(MPI_COMM_WORLD, settings, {undeclared});
   ASSERT_EQ(none.size(), 1U);
-  EXPECT_EQ(none[0].lb_us, 0.0);
-  EXPECT_TRUE(std::isnan(none[0].efficiency));
+  EXPECT_EQ(none[0].lower_bound_us, 0.0);
+  EXPECT_TRUE(std::isnan(none[0].efficiency_pct));
   EXPECT_FALSE(none[0].bound_violated);
 
   const auto preset = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
@@ -79,13 +78,13 @@ TEST(ValidationPhase, TheBoundRestsOnTheDeclaredRates) {
   const auto machine = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
   ASSERT_EQ(preset.size(), 1U);
   ASSERT_EQ(machine.size(), 1U);
-  EXPECT_DOUBLE_EQ(machine[0].lb_us, 2 * preset[0].lb_us);
+  EXPECT_DOUBLE_EQ(machine[0].lower_bound_us, 2 * preset[0].lower_bound_us);
 
   settings.nic_GBps = 1e-6;  // 1 kB/s: every iteration beats this "bound"
   const auto slow = run_validation(MPI_COMM_WORLD, settings, {moe_request()});
   ASSERT_EQ(slow.size(), 1U);
   EXPECT_TRUE(slow[0].bound_violated);
-  EXPECT_TRUE(std::isnan(slow[0].efficiency));
+  EXPECT_TRUE(std::isnan(slow[0].efficiency_pct));
 }
 
 TEST(ValidationPhase, DensePlansRunOnlyWithAllPlans) {
@@ -99,7 +98,7 @@ TEST(ValidationPhase, DensePlansRunOnlyWithAllPlans) {
   ASSERT_EQ(rows.size(), 2U);
   EXPECT_EQ(rows[1].algo, "auto");
   EXPECT_TRUE(rows[1].picked == "mpi" || rows[1].picked == "fast") << rows[1].picked;
-  for (const auto& row : rows) EXPECT_EQ(row.wrong, 0U);
+  for (const auto& row : rows) EXPECT_EQ(row.wrong_bytes, 0U);
 }
 
 TEST(ValidationPhase, DisabledRunsNothing) {

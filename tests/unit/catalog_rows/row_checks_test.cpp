@@ -26,6 +26,8 @@ PlanRow point_row(const char* kind) {
   row.global_batch = 64;
   row.seq_len = 4096;
   set_fixed(row.kind, kind);
+  set_fixed(row.optimizer, "adam");  // the search problem's choices are written even without a plan
+  set_fixed(row.a2a, "fast");
   return row;
 }
 
@@ -33,18 +35,21 @@ PlanRow feasible_plan() {
   PlanRow row = point_row("nest");
   row.feasible = 1;
   row.tp = 8;
-  row.pp = row.dp = row.ep = row.cp = row.mbs = row.vpp = 1;
-  row.zero = 1;
+  row.pp = row.dp = row.ep = row.cp = row.micro_batch = row.vpp = 1;
+  row.micro_batches = 8;
+  row.zero_stage = 1;
   set_fixed(row.recompute, "full/2");
-  set_fixed(row.placement_order, "tp,ep,pp,dp");
+  set_fixed(row.placement, "tp,ep,pp,dp");
+  set_fixed(row.optimizer, "adam");
+  set_fixed(row.a2a, "fast");
   set_fixed(row.framework, "megatron-core");
   set_fixed(row.attention, "flash");
   set_fixed(row.overlap, "all");
   set_fixed(row.megatron_args, "--tensor-model-parallel-size 8");
-  row.iter_time_s = 1.5;
+  row.iteration_time_s = 1.5;
   row.tokens_per_s = 174762.7;
-  row.mfu = 0.41;
-  row.mem_peak_bytes = 40ull << 30;
+  row.mfu_pct = 41;
+  row.memory_peak_bytes = 40ull << 30;
   row.stage_count = 1;
   return row;
 }
@@ -60,12 +65,12 @@ std::string refusal(const Row& row, const char* table, const H5Handle& type) {
   }
 }
 
-std::string plan_refusal(const PlanRow& row) { return refusal(row, "plans", plan_row_type()); }
+std::string plan_refusal(const PlanRow& row) { return refusal(row, "plans", row_type(RowTable::Plans)); }
 
 TEST(CatalogRowChecks, EveryMemberOfEveryTableHasARule) {
-  EXPECT_EQ(members_without_rule("plans", plan_row_type()), std::vector<std::string>{});
-  EXPECT_EQ(members_without_rule("stages", stage_row_type()), std::vector<std::string>{});
-  EXPECT_EQ(members_without_rule("validation/alltoallv", validation_row_type()), std::vector<std::string>{});
+  EXPECT_EQ(members_without_rule("plans", row_type(RowTable::Plans)), std::vector<std::string>{});
+  EXPECT_EQ(members_without_rule("stages", row_type(RowTable::Stages)), std::vector<std::string>{});
+  EXPECT_EQ(members_without_rule("validation/alltoallv", row_type(RowTable::Validation)), std::vector<std::string>{});
 }
 
 TEST(CatalogRowChecks, RowsAsAJobWritesThemPass) {
@@ -76,16 +81,18 @@ TEST(CatalogRowChecks, RowsAsAJobWritesThemPass) {
   stage.devices = 8;
   stage.boundary_level = -1;
   set_fixed(stage.recompute, "selective");
-  stage.fw_s = 0.1;
-  EXPECT_EQ(refusal(stage, "stages", stage_row_type()), "");
+  stage.forward_per_microbatch_s = 0.1;
+  EXPECT_EQ(refusal(stage, "stages", row_type(RowTable::Stages)), "");
 
   ValidationRow validation;
   set_fixed(validation.algo, "fast");
+  set_fixed(validation.picked, "fast");
+  validation.iterations = 5;
   validation.bytes_per_rank = 1 << 20;
   validation.servers = 2;
   validation.gpus_per_server = 4;
-  validation.eff = std::numeric_limits<double>::quiet_NaN();  // no bound
-  EXPECT_EQ(refusal(validation, "validation/alltoallv", validation_row_type()), "");
+  validation.efficiency_pct = std::numeric_limits<double>::quiet_NaN();  // no bound
+  EXPECT_EQ(refusal(validation, "validation/alltoallv", row_type(RowTable::Validation)), "");
 }
 
 TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
@@ -94,11 +101,11 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   EXPECT_EQ(plan_refusal(row), "cat.h5: /plans row 3: tp = 0: is not >= 1 in a feasible plan (the catalog is damaged or "
                                "was edited)");
   row = feasible_plan();
-  row.iter_time_s = std::nan("");
-  EXPECT_NE(plan_refusal(row).find("/plans row 3: iter_time_s = nan: is not a finite value > 0"), std::string::npos);
+  row.iteration_time_s = std::nan("");
+  EXPECT_NE(plan_refusal(row).find("/plans row 3: iteration_time_s = nan: is not a finite value > 0"), std::string::npos);
   row = feasible_plan();
-  row.iter_time_s = -1;
-  EXPECT_NE(plan_refusal(row).find("iter_time_s = -1: is not a finite value > 0"), std::string::npos);
+  row.iteration_time_s = -1;
+  EXPECT_NE(plan_refusal(row).find("iteration_time_s = -1: is not a finite value > 0"), std::string::npos);
   row = feasible_plan();
   row.tokens_per_s = std::numeric_limits<double>::infinity();
   EXPECT_NE(plan_refusal(row).find("tokens_per_s = inf"), std::string::npos);
@@ -118,38 +125,40 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   set_fixed(row.overlap, "grad,bogus");
   EXPECT_NE(plan_refusal(row).find("overlap = \"grad,bogus\": is not a list of overlaps"), std::string::npos);
   row = feasible_plan();
-  row.zero = 4;
-  EXPECT_NE(plan_refusal(row).find("zero = 4"), std::string::npos);
+  row.zero_stage = 4;
+  EXPECT_NE(plan_refusal(row).find("zero_stage = 4"), std::string::npos);
   row = feasible_plan();
   row.feasible = 2;
   EXPECT_NE(plan_refusal(row).find("feasible = 2: is not 0 or 1"), std::string::npos);
   row = feasible_plan();
-  row.mfu = 1.5;
-  EXPECT_NE(plan_refusal(row).find("mfu = 1.5"), std::string::npos);
+  row.mfu_pct = 150;
+  EXPECT_NE(plan_refusal(row).find("mfu_pct = 150"), std::string::npos);
   row = feasible_plan();
   std::memset(row.model, 'x', sizeof row.model);  // no NUL left in the field
   EXPECT_NE(plan_refusal(row).find("model = \"xxxx"), std::string::npos);
   EXPECT_NE(plan_refusal(row).find("does not end in its field"), std::string::npos);
 
   PlanRow none = point_row("nest");  // without a plan a time must still be 0, not a price
-  none.iter_time_s = 2;
-  EXPECT_NE(plan_refusal(none).find("iter_time_s = 2: is not 0 in a row without a plan"), std::string::npos);
+  none.iteration_time_s = 2;
+  EXPECT_NE(plan_refusal(none).find("iteration_time_s = 2: is not 0 in a row without a plan"), std::string::npos);
 
   StageRow stage;
   stage.devices = 1;
   stage.boundary_level = -2;
   set_fixed(stage.recompute, "none");
-  EXPECT_NE(refusal(stage, "stages", stage_row_type()).find("/stages row 3: boundary_level = -2"), std::string::npos);
+  EXPECT_NE(refusal(stage, "stages", row_type(RowTable::Stages)).find("/stages row 3: boundary_level = -2"), std::string::npos);
   stage.boundary_level = 0;
   set_fixed(stage.recompute, "mixed");  // a plan's summary, never a stage's mode
-  EXPECT_NE(refusal(stage, "stages", stage_row_type()).find("recompute = \"mixed\""), std::string::npos);
+  EXPECT_NE(refusal(stage, "stages", row_type(RowTable::Stages)).find("recompute = \"mixed\""), std::string::npos);
 
   ValidationRow validation;
   set_fixed(validation.algo, "fast");
+  set_fixed(validation.picked, "fast");
+  validation.iterations = 1;
   validation.bytes_per_rank = 1;
   validation.servers = validation.gpus_per_server = 1;
-  validation.time_us_avg = -3;
-  EXPECT_NE(refusal(validation, "validation/alltoallv", validation_row_type()).find("time_us_avg = -3"),
+  validation.time_avg_us = -3;
+  EXPECT_NE(refusal(validation, "validation/alltoallv", row_type(RowTable::Validation)).find("time_avg_us = -3"),
             std::string::npos);
 }
 
@@ -157,7 +166,7 @@ TEST(CatalogRowChecks, TheFirstBadRowOfSeveralIsNamed) {
   PlanRow rows[3] = {feasible_plan(), feasible_plan(), feasible_plan()};
   rows[2].pp = -1;
   try {
-    check_rows("cat.h5", "plans", plan_row_type(), rows, 3, 10);
+    check_rows("cat.h5", "plans", row_type(RowTable::Plans), rows, 3, 10);
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("/plans row 12: pp = -1"), std::string::npos) << error.what();

@@ -1,6 +1,6 @@
 // The one Megatron-LM emitter (search::megatron_arguments): its rules on
 // real presets, and the catalog round trip (a plan -> its /plans and /stages
-// rows -> io::stored_plan) giving the same line, for uniform, uneven,
+// rows -> the record read back) giving the same line, for uniform, uneven,
 // interleaved, MoE, block-recompute and (framework nest) mixed-recompute
 // plans. The e2e tests check that solve, evaluate and query print it alike.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 #include "io/catalog/plan_rows.hpp"
 #include "io/presets/presets.hpp"
+#include "solver/search/plan_record.hpp"
 #include "solver/search/megatron_args.hpp"
 
 namespace nestfast {
@@ -50,19 +51,25 @@ Execution plan_of(int tp, int pp, int dp, int cp, int ep, int vpp, int zero, std
   return plan;
 }
 
-// What the catalog job stores for `plan` and what query reads back.
+// What the catalog job stores for `plan` (its record as /plans and /stages
+// rows) and what query reads back.
 std::string stored_line(const ModelSpec& model, const Execution& plan) {
-  io::PlanRow row;
-  io::set_plan_degrees(row, plan);
-  row.global_batch = plan.global_batch;
-  row.seq_len = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
-  std::vector<io::StageRow> rows;
+  search::PlanRecord record = search::unpriced_plan_record(model.name, "cluster", plan.devices(), plan.global_batch,
+                                                           plan.seq_len > 0 ? plan.seq_len : model.seq_len, "nest", 0,
+                                                           &plan);
   for (std::size_t i = 0; i < plan.stages.size(); ++i) {
-    io::StageRow stored;
-    io::set_stage_plan(stored, plan.stages[i], static_cast<int>(i), plan.pp);
-    rows.push_back(stored);
+    search::StageRecord stage;
+    stage.stage = static_cast<int>(i);
+    stage.first_layer = plan.stages[i].first_layer;
+    stage.last_layer = plan.stages[i].last_layer;
+    stage.recompute = plan.stages[i].recompute;
+    stage.recompute_layers = plan.stages[i].recompute_layers;
+    stage.first_device = plan.stages[i].first_device;
+    stage.boundary_level = plan.stages[i].boundary_level;
+    record.stages.push_back(stage);
   }
-  return search::megatron_arguments(model, io::stored_plan(row, rows).plan).arguments;
+  const io::PlanEntry entry = io::plan_entry(record);
+  return search::megatron_arguments(model, search::execution_of(io::plan_record(entry.row, entry.stages))).arguments;
 }
 
 void expect_launch_line(const std::string& line) {
