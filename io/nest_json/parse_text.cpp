@@ -42,6 +42,10 @@ nlohmann::json parse_text(std::string_view text, const std::string& source) {
     if (!key.empty()) message += " in the value of key \"" + key + "\"";
     message += " (NaN and Infinity are not JSON numbers)";
     throw std::invalid_argument(message);
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number beyond a double, e.g. 4e089049 (found by fuzz_nest_json): the
+    // parser throws out_of_range, not parse_error.
+    throw std::invalid_argument(source + ": invalid JSON: a number does not fit a double (" + error.what() + ")");
   }
 }
 

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets of the debug preset and fuzzes every parser for a bounded time:
 #   tests/fuzz/run.sh SECONDS_PER_TARGET NESTFAST
+# With FUZZ_SEED set, each target runs libFuzzer's fixed sequence of that seed
+# for its count below, at most SECONDS: what a slower machine runs is a prefix
+# of what a faster one ran, so a pass here is a pass there (CI uses this; a
+# run on the clock alone tries new inputs every time and may find something new).
 # NESTFAST (a built nestfast) writes the seed catalog and matrices. The
 # corpora grow in build/debug/fuzz/corpus/<target> (kept between runs); a finding
 # (crash, sanitizer report, an exception other than invalid_argument or
@@ -13,6 +17,8 @@ seconds=$1
 nestfast=$(realpath "$2")
 cd "$root"
 targets=(job_toml preset_toml nest_json matrix catalog_reader)
+# Inputs per target under FUZZ_SEED: about 20-40 s each on 2 loaded cores.
+declare -A seeded_runs=([job_toml]=100000 [preset_toml]=50000 [nest_json]=20000 [matrix]=500000 [catalog_reader]=1500)
 
 mkdir -p build
 cmake --preset debug > build/debug-configure.log 2>&1 || { cat build/debug-configure.log >&2; exit 1; }
@@ -31,7 +37,9 @@ for target in "${targets[@]}"; do
   # that tests/sanitizer/lsan.supp names (its own leak on a damaged object header).
   asan=detect_leaks=1:abort_on_error=1
   [ "$target" != catalog_reader ] || asan=$asan:fast_unwind_on_malloc=0
-  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-$asan} "$root/build/debug/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+  sequence=()
+  [ -z "${FUZZ_SEED:-}" ] || sequence=(-seed="$FUZZ_SEED" -runs="${seeded_runs[$target]}")
+  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-$asan} "$root/build/debug/tests/fuzz/fuzz_$target" "${sequence[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$build/findings/$target/" \
       "$build/corpus/$target" "$seeds/$target" > "$log" 2>&1; then
     echo "fuzz_$target: FINDING (see $log and $build/findings/$target/)" >&2

@@ -110,4 +110,9 @@ expect_one_line_error 2 "syntax.toml:4: TOML syntax: .*saw 'tru\\\\n'" "$NESTFAS
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["a\nb\x1b[31m"] = 1; json.dump(d, open("key.json", "w"))' \
   "$nest_input"
 expect_one_line_error 2 'key.json: a\\nb\\x1b\[31m: unknown key' "$NESTFAST" nest-compat key.json
+# A number beyond a double (fuzz_nest_json): nlohmann throws out_of_range, not a parse error.
+python3 -c 'import sys; t = open(sys.argv[1]).read(); open("huge.json", "w").write(t.replace("\"mbsInBatch\":", "\"mbsInBatch\": 4e089049, \"x\":", 1))' \
+  "$nest_input"
+grep -q 4e089049 huge.json || fail "huge.json has no huge number"
+expect_one_line_error 2 "huge.json: invalid JSON: a number does not fit a double" "$NESTFAST" nest-compat huge.json
 echo "robustness e2e: ok"
