@@ -47,6 +47,6 @@ for target in "${targets[@]}"; do
     status=1
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  echo "fuzz_$target: ${runs:-?} executions in $seconds s, corpus $(ls "$build/corpus/$target" | wc -l) inputs"
+  echo "fuzz_$target: ${runs:-?} executions (at most $seconds s), corpus $(ls "$build/corpus/$target" | wc -l) inputs"
 done
 exit $status
