@@ -17,6 +17,6 @@ cmake --build --preset default -j "$(nproc)"
 ctest --preset default -j "$(nproc)" --timeout 600
 # Every parser (job and preset TOML, NEST JSON, matrix files, the catalog
 # reader) under libFuzzer with ASan/UBSan; a finding fails the run. A fixed
-# seed and input count, so the test command gives the same answer on every
-# machine (the open-ended run is in docs/robustness.md).
+# seed and input count per target bound the search alike on every machine
+# (the open-ended run is in docs/robustness.md).
 FUZZ_SEED=1 "$root/tests/fuzz/run.sh" 45 "$root/build/default/jobs/nestfast"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets of the debug preset and fuzzes every parser for a bounded time:
 #   tests/fuzz/run.sh SECONDS_PER_TARGET NESTFAST
-# With FUZZ_SEED set, each target runs libFuzzer's fixed sequence of that seed
-# for its count below, at most SECONDS: what a slower machine runs is a prefix
-# of what a faster one ran, so a pass here is a pass there (CI uses this; a
-# run on the clock alone tries new inputs every time and may find something new).
+# With FUZZ_SEED set, each target runs libFuzzer's mutations from that seed
+# for its input count below, at most SECONDS (CI uses this). That bounds the
+# search the same way on every machine; it is not bit-exact (two CI runs kept
+# 142 and 183 preset inputs), but it does not wander further on a faster or
+# longer run the way a run on the clock alone does.
 # NESTFAST (a built nestfast) writes the seed catalog and matrices. The
 # corpora grow in build/debug/fuzz/corpus/<target> (kept between runs); a finding
 # (crash, sanitizer report, an exception other than invalid_argument or
