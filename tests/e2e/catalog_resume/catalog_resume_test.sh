@@ -43,7 +43,14 @@ interrupt_run() {
   else
     kill -TERM "$launcher"
   fi
-  wait "$launcher" && fail "the interrupted job exited 0" || true
+  # A SIGKILLed rank is reaped while the others still run, so hydra reports it. A SIGTERM forwarded by
+  # mpiexec stops all four ranks at once, and MPICH 4.0.2's proxy can then report 0 for every one of
+  # them (src/pm/hydra/pm/pmiserv/pmip.c:214: after a forced clean-up, a process reaped once its
+  # pipes are closed counts as exit 0; 1 in 8 tries here). The launcher's status is hydra's, not
+  # ours: what nestfast guarantees is checked below (no catalog, a mid-sweep checkpoint that resumes).
+  local rc=0
+  wait "$launcher" || rc=$?
+  [ "$how" = term ] || [ "$rc" -ne 0 ] || fail "the interrupted job exited 0"
   [ -e "$out.checkpoint" ] || fail "no checkpoint after the kill"
   [ ! -e "$out" ] || fail "a killed job left a finished catalog"
   local done total
