@@ -6,7 +6,8 @@
 #
 # Variables: NESTFAST (binary, made absolute), PARTS (default parts-<array id>),
 # OUT (default catalog.h5), SBATCH_ARGS (extra sbatch options for both, e.g.
-# "--partition=cpu --account=proj"), MPI_PLUGIN (pmi2 | pmix).
+# "--partition=cpu --account=proj"), MPI_PLUGIN (pmi2 | pmix), CPUS_PER_TASK
+# (OpenMP threads per rank; default 4).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 JOB.toml [SLICES [RANKS_PER_SLICE]]" >&2; exit 2; }
@@ -25,6 +26,7 @@ read -r -a extra <<< "${SBATCH_ARGS:-}"
 # The parts folder needs the array id, which exists only after submission: a fixed name per submission instead.
 parts=${PARTS:-parts-$(date +%Y%m%d-%H%M%S)-$$}
 array_id=$(sbatch --parsable "${extra[@]}" --array="0-$((slices - 1))" --ntasks="$ranks" \
+  --cpus-per-task="${CPUS_PER_TASK:-4}" \
   --export=ALL,NESTFAST="$nestfast",JOB="$job",PARTS="$parts",SLICES="$slices" "$here/catalog.sbatch")
 array_id=${array_id%%;*}
 merge_id=$(sbatch --parsable "${extra[@]}" --dependency="afterok:$array_id" --kill-on-invalid-dep=yes \

@@ -40,7 +40,7 @@ source cluster.env
 echo "local cluster up in $((($(date +%s%N) - started_ns) / 1000000)) ms"
 [ "$(sinfo -h -o %T)" = idle ] || fail "the local node is not idle"
 
-NESTFAST=$NESTFAST PARTS="$TEST_TMPDIR/parts" OUT="$TEST_TMPDIR/merged.h5" \
+NESTFAST=$NESTFAST PARTS="$TEST_TMPDIR/parts" OUT="$TEST_TMPDIR/merged.h5" CPUS_PER_TASK=2 \
   "$NESTFAST_SOURCE_DIR/slurm/submit-catalog.sh" job.toml 3 2 > submit.txt || fail "submit-catalog.sh failed"
 cat submit.txt
 array_id=$(sed -n 's/^catalog array job: \([0-9]*\).*/\1/p' submit.txt)
@@ -72,7 +72,8 @@ h5dump -a /job merged.h5 | grep -c "e2e-small" >/dev/null || fail "the merged ca
 # The H200 validation script: 8 ranks, one per GPU, --gpus-per-node=8; a job with validation on.
 cp job.toml validate.toml
 printf '\n[validate]\nenabled = true\nsizes = "64K:128K"\niterations = 1\nwarmup = 0\n' >> validate.toml
-validate_id=$(sbatch --parsable --nodes=1 --cpus-per-task=1 --export=ALL,NESTFAST="$NESTFAST",JOB="$TEST_TMPDIR/validate.toml" \
+validate_id=$(sbatch --parsable --nodes=1 --cpus-per-task=2 \
+  --export=ALL,NESTFAST="$NESTFAST",JOB="$TEST_TMPDIR/validate.toml",SHOW_BINDING=1,OMP_NUM_THREADS= \
   "$NESTFAST_SOURCE_DIR/slurm/validate-h200.sbatch") || fail "sbatch validate-h200.sbatch failed"
 deadline=$((SECONDS + 240))  # a hang guard: on a loaded 2-core machine 8 ranks take minutes
 while [ -n "$(squeue -h -o %i)" ]; do
@@ -81,6 +82,17 @@ while [ -n "$(squeue -h -o %i)" ]; do
 done
 log="nestfast-validate-h200-${validate_id%%;*}.out"
 grep -q "on 8 ranks" "$log" || { cat "$log" >&2; fail "validate-h200 did not run 8 ranks"; }
+# What each task really got: srun passes --cpus-per-task on (Slurm >= 22.05
+# does not inherit it from sbatch), so the step holds 8 x 2 CPUs and every
+# task runs 2 OpenMP threads. (The local cluster has
+# no cgroups, TaskPlugin=task/none: Cpus_allowed is printed, not pinned.)
+[ "$(grep -c "^binding: task" "$log")" -eq 8 ] || { cat "$log" >&2; fail "validate-h200 printed no binding of 8 tasks"; }
+grep "^binding: task" "$log" | awk '{ if ($4 != "cpus_per_task=2" || $5 != "omp_threads=2") bad = 1 } END { exit bad }' ||
+  { grep "^binding" "$log" >&2; fail "a task did not get 2 CPUs and 2 OpenMP threads"; }
+grep -q "^binding: task 0 .* step_cpus=16$" "$log" || { grep "^binding" "$log" >&2; fail "the srun step does not hold 8 x 2 CPUs"; }
+# The GPU each task sees is printed (CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES at a
+# site) but not checked here: the local cluster's placeholder GPUs have no driver, so
+# Slurm sets neither (only SLURM_GPUS_ON_NODE and SLURMD_TRES_BIND=gpu:map_gpu:...).
 catalog=$(sed -n 's|^catalog with /validation/alltoallv: ||p' "$log")
 [ -f "$catalog" ] || { cat "$log" >&2; fail "validate-h200 printed no catalog path"; }
 h5dump -d /validation/alltoallv "$catalog" > validation.dump
