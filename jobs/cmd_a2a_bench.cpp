@@ -22,6 +22,7 @@
 #include "comm/exec/stage_cost.hpp"
 #include "comm/exec/sweep_point.hpp"
 #include "io/presets/presets.hpp"
+#include "comm/workload/matrix_file.hpp"
 #include "comm/workload/workload.hpp"
 #include "gpu/device.hpp"
 #include "io/atomic_file/atomic_file.hpp"
@@ -34,6 +35,7 @@
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
 #include "jobs/workload_input.hpp"
+#include "nestfast_version.hpp"
 
 namespace nestfast::jobs {
 
@@ -41,7 +43,7 @@ namespace {
 
 struct BenchOptions {
   std::vector<std::string> algos = {"fast", "mpi", "pairwise", "fanout"};
-  std::string workload = "uniform";
+  WorkloadOption workload;
   std::string sizes = "1K:4M";
   int iterations = 20;
   int warmup = 2;
@@ -152,11 +154,16 @@ int run_bench(const BenchOptions& options) {
   // Everything the command line and the files say is checked on every rank
   // before any measurement, and the ranks agree on it (one line, no hang).
   comm::WorkloadSpec workload;
+  comm::TrafficMatrix file_demand;
   std::vector<std::uint64_t> sizes;
   comm::AlgorithmSettings settings;
   agree(world, [&] {
     for (const std::string& name : algos) comm::make_alltoallv(name);  // unknown names fail here
-    workload = load_workload(options.workload, comm::size_of(world));
+    workload = load_workload(options.workload);
+    // A matrix file is checked (and described in the header) before any measurement.
+    if (workload.kind == comm::WorkloadSpec::Kind::file) {
+      file_demand = comm::make_workload(workload, comm::size_of(world), 0, options.seed);
+    }
     sizes = comm::parse_size_range(options.sizes, "--sizes");
     if (workload.kind != comm::WorkloadSpec::Kind::file) {
       for (const std::uint64_t size : sizes) comm::check_bytes_per_rank(comm::size_of(world), size);
@@ -212,11 +219,16 @@ int run_bench(const BenchOptions& options) {
 
   const comm::ServerMap& map = topology.map();
   if (root) {
-    std::printf("# nestfast a2a bench: alltoallv, OSU-style rows with nccl-tests-like columns\n");
-    std::printf("# ranks %d, servers %d (%s), gpus per server %d..%d, workload %s, seed %llu\n", ranks,
-                map.servers(), options.virtual_servers > 0 ? "virtual" : "shared-memory nodes",
-                map.min_gpus_per_server(), map.max_gpus_per_server(), options.workload.c_str(),
-                static_cast<unsigned long long>(options.seed));
+    // osu_alltoallv's title line (what OSU parsers key on), said to be nestfast's.
+    std::printf("# OSU MPI All-to-Allv Personalized Exchange Latency Test v%s (nestfast a2a bench, osu_alltoallv "
+                "format; not the OSU benchmark)\n",
+                kVersion);
+    std::printf("# alltoallv: OSU-style rows with nccl-tests-like columns\n");
+    std::printf("# ranks %d, servers %d (%s), gpus per server %d..%d\n", ranks, map.servers(),
+                options.virtual_servers > 0 ? "virtual" : "shared-memory nodes", map.min_gpus_per_server(),
+                map.max_gpus_per_server());
+    std::printf("# %s\n", comm::describe_workload(workload, options.workload.text, file_demand, options.sizes,
+                                                  options.seed).c_str());
     const int nics = map.nics_per_server();
     const std::string nic_text = nics > 0 ? fmt::format("{} NIC{} per server", nics, nics == 1 ? "" : "s") : "one NIC per rank";
     if (rates.nic_Bps > 0 && map.servers() > 1) {
@@ -238,7 +250,9 @@ int run_bench(const BenchOptions& options) {
       std::printf(", chosen for the least sum(w) + stages x %.3g us, fast's measured stage cost", stage_cost_s * 1e6);
     }
     std::printf(")\n");
-    std::printf("# Size: bytes sent per rank; latencies: the slowest rank's, %d iterations after %d warm-up\n",
+    std::printf("# Size: %s; latencies: the slowest rank's, %d iterations after %d warm-up\n",
+                from_file ? "bytes the busiest rank sends or receives (as nccl-tests alltoallv_perf reports a matrix)"
+                          : "bytes sent per rank",
                 options.iterations, options.warmup);
     std::printf("# #wrong: bytes wrong after one checked exchange (splitmix64 words)%s\n",
                 options.no_check ? "; not checked (--no-check)" : "");
@@ -272,7 +286,8 @@ int run_bench(const BenchOptions& options) {
                          "a2a bench at " + std::to_string(size) + " bytes per rank: the buffers of rank " +
                              std::to_string(topology.rank()));
     });
-    const std::uint64_t nominal = from_file ? demand.total() / static_cast<std::uint64_t>(ranks) : size;
+    // A matrix's size is its busiest rank's bytes, as nccl-tests reports it.
+    const std::uint64_t nominal = from_file ? comm::busiest_rank_bytes(demand) : size;
     comm::PointResult point;
     try {
       point = comm::measure_point(topology, demand, nominal, algos, settings, harness, rates);
@@ -304,7 +319,7 @@ int run_bench(const BenchOptions& options) {
   }
   if (root && !options.json_path.empty()) {
     nlohmann::json doc = {{"ranks", ranks}, {"servers", map.servers()}, {"rank_server", map.rank_server()},
-                          {"nics_per_server", map.nics_per_server()}, {"workload", options.workload},
+                          {"nics_per_server", map.nics_per_server()}, {"workload", options.workload.text},
                           {"seed", options.seed},
                           {"nic_Bps", rates.nic_Bps > 0 ? nlohmann::json(rates.nic_Bps) : nlohmann::json(nullptr)},
                           {"rows", rows}};
@@ -330,9 +345,7 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
   auto options = std::make_shared<BenchOptions>();
   add_list_option(*command, "--algos", options->algos, "Comma-separated: fast, mpi, pairwise, fanout, auto")
       ->capture_default_str();
-  command->add_option("--workload", options->workload,
-                      "uniform | random | zipf:S | hot:K | moe:E,topk,zipf | file:PATH (nccl-tests matrix)")
-      ->capture_default_str();
+  add_workload_options(*command, options->workload);
   command->add_option("--sizes", options->sizes, "Bytes sent per rank, MIN:MAX doubling (K, M, G suffixes)")
       ->capture_default_str();
   command->add_option("--iters", options->iterations, "Timed iterations per size and algorithm")

@@ -37,7 +37,7 @@ constexpr int kSimulateUpTo = 4096;          // the baselines' schedules hold N^
 struct PlanOptions {
   int servers = 0;
   std::vector<std::string> gpus_per_server = {"8"};
-  std::string workload = "uniform";
+  WorkloadOption workload;
   std::string bytes_per_rank = "32M";
   std::uint64_t seed = 1;
   std::string quantum = "0";
@@ -164,7 +164,8 @@ int run_plan(const PlanOptions& options) {
   }
   const comm::TwoTierModel model = make_model(options);
   const std::uint64_t bytes_per_rank = comm::parse_size(options.bytes_per_rank, "--bytes-per-rank");
-  comm::TrafficMatrix workload = comm::make_workload(load_workload(options.workload, map.ranks()), map.ranks(), bytes_per_rank, options.seed);
+  const comm::WorkloadSpec workload = load_workload(options.workload);
+  const bool from_file = workload.kind == comm::WorkloadSpec::Kind::file;
   comm::FastPlanOptions plan_options;
   plan_options.quantum = comm::parse_size(options.quantum, "--quantum", true);
   plan_options.method = options.method == "birkhoff" ? comm::StageMethod::birkhoff
@@ -173,7 +174,8 @@ int run_plan(const PlanOptions& options) {
   // alpha of sum(w) + K alpha: what a stage costs, in bytes of NIC time.
   const double stage_cost_s = (options.stage_cost_us >= 0 ? options.stage_cost_us : options.nic_latency_us) * 1e-6;
   plan_options.stage_cost_bytes = static_cast<std::uint64_t>(std::llround(stage_cost_s * model.nic_bandwidth_Bps));
-  const comm::FastPlan plan = comm::build_fast_plan(std::move(workload), map, plan_options);
+  const comm::FastPlan plan = comm::build_fast_plan(
+      comm::make_workload(workload, map.ranks(), bytes_per_rank, options.seed), map, plan_options);
   const comm::TrafficMatrix& demand = plan.demand;
   const double bound_bytes = comm::server_bound_bytes(demand, map);
   const double loss = bound_bytes > 0 ? static_cast<double>(plan.padded_line_sum) / bound_bytes - 1 : 0;
@@ -191,9 +193,13 @@ int run_plan(const PlanOptions& options) {
     out["servers"] = S;
     out["gpus_per_server"] = map.is_uniform() ? nlohmann::json(map.gpus_on(0)) : nlohmann::json(per_server);
     out["rank_server"] = map.rank_server();
-    out["workload"] = options.workload;
-    out["bytes_per_rank"] = bytes_per_rank;
-    out["seed"] = options.seed;
+    out["workload"] = options.workload.text;
+    if (from_file) {
+      out["matrix_scale"] = workload.scale;
+    } else {
+      out["bytes_per_rank"] = bytes_per_rank;
+      out["seed"] = options.seed;
+    }
     out["quantum"] = plan.options.quantum;
     out["method"] = method_name(plan.method);
     out["piece_cap"] = plan.piece_cap;
@@ -230,9 +236,9 @@ int run_plan(const PlanOptions& options) {
     }
     std::printf("%s\n", out.dump().c_str());
   } else {
-    std::printf("# FAST plan: %d servers, %s GPUs per server, %d ranks; workload %s, %llu bytes per rank, seed %llu\n", S,
-                CLI::detail::join(options.gpus_per_server, ",").c_str(), map.ranks(), options.workload.c_str(),
-                static_cast<unsigned long long>(bytes_per_rank), static_cast<unsigned long long>(options.seed));
+    std::printf("# FAST plan: %d servers, %s GPUs per server, %d ranks; %s\n", S,
+                CLI::detail::join(options.gpus_per_server, ",").c_str(), map.ranks(),
+                comm::describe_workload(workload, options.workload.text, demand, std::to_string(bytes_per_rank), options.seed).c_str());
     std::printf("stages              %zu (at most %lld), %s", plan.stage_count(), static_cast<long long>(S) * S - 2LL * S + 2,
                 method_name(plan.method));
     if (plan.method == comm::StageMethod::cover) std::printf(" (pieces of at most %llu bytes)", static_cast<unsigned long long>(plan.piece_cap));
@@ -275,8 +281,7 @@ void register_a2a_plan(CLI::App& a2a, CliContext& context) {
   add_list_option(*command, "--gpus-per-server", options->gpus_per_server,
                   "GPUs per server m, or one count per server for uneven servers (\"8,8,4\")")
       ->capture_default_str();
-  command->add_option("--workload", options->workload, "uniform, random, zipf:S, hot:K, moe:E,topk,zipf or file:PATH")
-      ->capture_default_str();
+  add_workload_options(*command, options->workload);
   command->add_option("--bytes-per-rank", options->bytes_per_rank, "Bytes each rank sends (K, M, G suffixes)")->capture_default_str();
   command->add_option("--seed", options->seed, "Workload seed")->check(kUnsigned64)->capture_default_str();
   command->add_option("--quantum", options->quantum, "Round the server matrix up to multiples of this many bytes, K/M/G suffixes (0 = exact)")

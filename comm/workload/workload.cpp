@@ -1,7 +1,6 @@
 #include "comm/workload/workload.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "comm/plan/seeded_hash.hpp"
+#include "comm/workload/matrix_file.hpp"
 
 namespace nestfast::comm {
 
@@ -200,60 +200,35 @@ WorkloadSpec parse_workload(const std::string& spec) {
   return out;
 }
 
-TrafficMatrix parse_matrix_text(std::string_view text, const std::string& source, int ranks) {
-  if (ranks < 1) throw std::invalid_argument("workload file " + source + ": need at least one rank");
-  const std::size_t expected = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks);
-  if (text.size() > matrix_file_bytes(ranks)) {
-    throw std::invalid_argument("workload file " + source + ": " + std::to_string(text.size()) +
-                                " bytes, more than a " + std::to_string(ranks) + " x " + std::to_string(ranks) +
-                                " matrix needs");
-  }
-  std::vector<std::uint64_t> bytes;
-  bytes.reserve(expected);
-  int line_number = 1;
-  std::size_t position = 0;
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
-  while (position < text.size()) {
-    if (blank(text[position])) {
-      line_number += text[position] == '\n' ? 1 : 0;
-      ++position;
-      continue;
-    }
-    std::size_t end = position;
-    while (end < text.size() && !blank(text[end])) ++end;
-    const std::string_view token = text.substr(position, end - position);
-    std::uint64_t value = 0;
-    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-    if (error != std::errc{} || stop != token.data() + token.size() || token.front() == '+') {
-      throw std::invalid_argument("workload file " + source + ":" + std::to_string(line_number) + ": '" +
-                                  std::string(token.substr(0, 40)) + "' is not a byte count");
-    }
-    if (bytes.size() == expected) {
-      throw std::invalid_argument("workload file " + source + ":" + std::to_string(line_number) + ": more than " +
-                                  std::to_string(ranks) + " x " + std::to_string(ranks) + " values");
-    }
-    bytes.push_back(value);
-    position = end;
-  }
-  if (bytes.size() != expected) {
-    throw std::invalid_argument("workload file " + source + ": " + std::to_string(bytes.size()) + " values, expected " +
-                                std::to_string(ranks) + " x " + std::to_string(ranks));
-  }
-  TrafficMatrix demand(ranks, std::move(bytes));
-  demand.check_total("workload file " + source);
-  return demand;
-}
-
-std::uint64_t matrix_file_bytes(int ranks) {
-  return static_cast<std::uint64_t>(std::max(ranks, 0)) * static_cast<std::uint64_t>(std::max(ranks, 0)) * 32 + 4096;
-}
-
 void check_bytes_per_rank(int ranks, std::uint64_t bytes_per_rank) {
   if (ranks > 0 && bytes_per_rank > kMaxTotalBytes / static_cast<std::uint64_t>(ranks)) {
     throw std::invalid_argument("workload: " + std::to_string(ranks) + " ranks x " + std::to_string(bytes_per_rank) +
                                 " bytes per rank is more than " + std::to_string(kMaxTotalBytes) +
                                 " bytes (2^50, 1 PiB), the most one alltoallv may move");
   }
+}
+
+std::string describe_workload(const WorkloadSpec& spec, const std::string& text, const TrafficMatrix& demand,
+                              const std::string& sizes, std::uint64_t seed) {
+  if (spec.kind != WorkloadSpec::Kind::file) {
+    return "workload " + text + ", " + sizes + " bytes per rank, seed " + std::to_string(seed);
+  }
+  const int ranks = demand.ranks();
+  const int dimension = parse_matrix_file(spec.matrix_text, spec.path, ranks, spec.scale).dimension;
+  std::uint64_t least = UINT64_MAX, most = 0;
+  for (int src = 0; src < ranks; ++src) {
+    std::uint64_t sent = 0;
+    for (int dst = 0; dst < ranks; ++dst) sent += demand(src, dst);
+    least = std::min(least, sent);
+    most = std::max(most, sent);
+  }
+  std::ostringstream scale;
+  scale << spec.scale;
+  return "workload file:" + spec.path + " (nccl-tests matrix " + std::to_string(dimension) + "x" +
+         std::to_string(dimension) + (dimension > ranks ? ", its first " + std::to_string(ranks) + " rows and columns" : "") +
+         ", scale " + scale.str() + ", cells rounded down to 16 bytes): " + std::to_string(least) + ".." +
+         std::to_string(most) + " bytes sent per rank, " + std::to_string(demand.total()) +
+         " in all; the file sets the sizes (no bytes per rank, no seed)";
 }
 
 TrafficMatrix make_workload(const std::string& spec, int ranks, std::uint64_t bytes_per_rank, std::uint64_t seed) {
@@ -287,7 +262,7 @@ TrafficMatrix make_workload(const WorkloadSpec& spec, int ranks, std::uint64_t b
     case WorkloadSpec::Kind::moe:
       return moe_routing(spec, ranks, bytes_per_rank, seed);
     case WorkloadSpec::Kind::file:
-      return parse_matrix_text(spec.matrix_text, spec.path, ranks);
+      return parse_matrix_file(spec.matrix_text, spec.path, ranks, spec.scale).demand;
   }
   throw std::logic_error("workload: unhandled kind");
 }

@@ -4,23 +4,23 @@
 // optional measured link efficiency comes with its source.
 #include <fmt/format.h>
 
+#include "io/presets/decimal_scale.hpp"
 #include "io/presets/preset_readers.hpp"
 
 namespace nestfast::io {
 
 namespace {
 
-constexpr double kGiga = 1e9;
-constexpr double kMicro = 1e-6;
 
 NetworkLevel read_level(const TomlTableReader& table, bool outermost) {
   NetworkLevel level;
   level.name = table.string("name");
   // Only the outermost level may be unbounded (0): the cluster grows there.
   level.group_size = table.integer("group_size", outermost ? Bound::NonNegative : Bound::AtLeastOne);
-  level.bandwidth_Bps = table.number("bandwidth_GBps", Bound::Positive) * kGiga;
-  level.latency_s = table.number("latency_us", Bound::NonNegative) * kMicro;
-  level.oversubscription = table.number("oversubscription", Bound::AtLeastOne);
+  level.bandwidth_Bps = decimal_scaled(table.number("bandwidth_GBps", Bound::Positive), 9);
+  level.latency_s = decimal_scaled(table.number("latency_us", Bound::NonNegative), -6);
+  // Optional: a level without it is not oversubscribed.
+  level.oversubscription = table.optional_number("oversubscription", Bound::AtLeastOne).value_or(1.0);
   // A measured link efficiency must say where it was measured.
   if (const auto efficiency = table.optional_number("efficiency", Bound::Positive)) {
     if (*efficiency > 1) table.fail("efficiency", fmt::format("must be a fraction in (0, 1], got {}", *efficiency));

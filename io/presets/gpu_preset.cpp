@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "io/presets/decimal_scale.hpp"
 #include "io/presets/preset_readers.hpp"
 
 namespace nestfast::io {
@@ -11,8 +12,6 @@ namespace nestfast::io {
 namespace {
 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kTera = 1e12;
-constexpr double kGiga = 1e9;
 // Far above any device, far below 2^64 bytes: rejects typos in the exponent.
 constexpr double kMaxHbmGiB = 1024.0 * 1024.0;
 
@@ -29,7 +28,7 @@ std::vector<EfficiencyPoint> read_efficiency_curve(const TomlTableReader& gpu) {
     const TomlTableReader point(*points[index], gpu.file(),
                                 fmt::format("{}[{}]", gpu.key_path("matmul_efficiency"), index),
                                 {"gflop", "efficiency"});
-    const double flops = point.number("gflop", Bound::Positive) * kGiga;
+    const double flops = decimal_scaled(point.number("gflop", Bound::Positive), 9);
     if (!curve.empty() && flops <= curve.back().flops) {
       point.fail("gflop", "must increase from one point to the next");
     }
@@ -58,17 +57,17 @@ GpuSpec read_gpu_preset(const PresetFile& file) {
   gpu.name = std::move(header.name);
   gpu.source = std::move(header.source);
   gpu.hbm_bytes = hbm_bytes_from_GiB(table, "hbm_GiB");
-  gpu.hbm_bandwidth_Bps = table.number("hbm_bandwidth_TBps", Bound::Positive) * kTera;
-  gpu.peak_flops_bf16 = table.number("peak_tflops_bf16", Bound::Positive) * kTera;
-  gpu.peak_flops_fp8 = table.number("peak_tflops_fp8", Bound::NonNegative) * kTera;
-  gpu.peak_flops_fp32 = table.number("peak_tflops_fp32", Bound::Positive) * kTera;
+  gpu.hbm_bandwidth_Bps = decimal_scaled(table.number("hbm_bandwidth_TBps", Bound::Positive), 12);
+  gpu.peak_flops_bf16 = decimal_scaled(table.number("peak_tflops_bf16", Bound::Positive), 12);
+  gpu.peak_flops_fp8 = decimal_scaled(table.number("peak_tflops_fp8", Bound::NonNegative), 12);
+  gpu.peak_flops_fp32 = decimal_scaled(table.number("peak_tflops_fp32", Bound::Positive), 12);
   gpu.hbm_efficiency = read_fraction(table, "hbm_efficiency");
   gpu.matmul_efficiency = read_efficiency_curve(table);
   const TomlTableReader attention(table.table("fused_attention_efficiency"), file.path,
                                   table.key_path("fused_attention_efficiency"), {"forward", "backward"});
   gpu.fused_attention_efficiency_forward = read_fraction(attention, "forward");
   gpu.fused_attention_efficiency_backward = read_fraction(attention, "backward");
-  gpu.kernel_overhead_s = table.number("kernel_overhead_us", Bound::NonNegative) * 1e-6;
+  gpu.kernel_overhead_s = decimal_scaled(table.number("kernel_overhead_us", Bound::NonNegative), -6);
   gpu.overlap_slowdown = table.number("overlap_slowdown", Bound::NonNegative);
   if (gpu.overlap_slowdown >= 1) {
     table.fail("overlap_slowdown", fmt::format("must be a fraction in [0, 1), got {}", gpu.overlap_slowdown));

@@ -20,8 +20,10 @@ struct PresetHeader {
   std::string source;
 };
 
-// The `name` and `source` keys every preset table has; a preset found by name
-// must carry that name, so listings and lookups agree.
+// The `name` and `source` keys of every preset table; a preset found by name
+// must carry that name, so listings and lookups agree. `source` (where the
+// numbers come from) may be missing or empty: one warning line on stderr per
+// file and process says so.
 PresetHeader read_preset_header(const TomlTableReader& table, const PresetFile& file);
 
 // A memory size given in GiB (positive, plausible) as bytes.

@@ -105,6 +105,13 @@ std::optional<std::string> TomlTableReader::optional_string(std::string_view key
   return string(key);
 }
 
+std::string TomlTableReader::text_or_empty(std::string_view key) const {
+  if (!table_.contains(key)) return "";
+  const auto* value = table_.get(key)->as_string();
+  if (value == nullptr) fail_wrong_type(key, "a string");
+  return value->get();
+}
+
 bool TomlTableReader::boolean(std::string_view key) const {
   const auto* value = required(key).as_boolean();
   if (value == nullptr) fail_wrong_type(key, "a boolean (true or false)");

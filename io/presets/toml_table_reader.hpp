@@ -34,6 +34,7 @@ class TomlTableReader {
 
   std::string string(std::string_view key) const;  // non-empty
   std::optional<std::string> optional_string(std::string_view key) const;
+  std::string text_or_empty(std::string_view key) const;  // a string, "" when missing or empty
   bool boolean(std::string_view key) const;
   std::optional<bool> optional_boolean(std::string_view key) const;
   int integer(std::string_view key, Bound bound) const;

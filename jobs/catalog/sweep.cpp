@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <numeric>
 #include <span>
 #include <string>
@@ -163,23 +162,6 @@ void run_phase(SweepContext& context, const Phase& phase,
   agree(context.comm, [&] { context.checkpoint.flush(); });
 }
 
-search::SearchStats summed_stats(const std::vector<DecodedInstance>& instances) {
-  search::SearchStats total;
-  for (const DecodedInstance& item : instances) {
-    const search::SearchStats& s = item.stats;
-    total.instances += s.instances;
-    total.feasible_instances += s.feasible_instances;
-    total.dp_runs += s.dp_runs;
-    total.states += s.states;
-    total.transitions += s.transitions;
-    total.pruned_memory += s.pruned_memory;
-    total.pruned_params += s.pruned_params;
-    total.pruned_bound += s.pruned_bound;
-    total.plans_evaluated += s.plans_evaluated;
-  }
-  return total;
-}
-
 // Baseline items, costliest first (a point's DP instance count stands in for
 // the cost of its Phaze DP and MCMC budget), so no long item starts last.
 std::vector<std::uint64_t> largest_first(const JobWork& work) {
@@ -223,20 +205,20 @@ void run_baseline_phase(SweepContext& context) {
   const WorkLayout& layout = context.layout;
   const JobWork& work = context.work;
   if (!layout.has_baselines()) return;
-  std::map<std::size_t, search::SearchStats> dp_stats;
   run_phase(
       context, {WorkQueue::kBaselineItems, layout.instance_items(), work.points.size(), largest_first(work)},
-      [&](const std::vector<std::uint64_t>& items) {
-        dp_stats.clear();
-        for (std::uint64_t item : items) {
-          const std::size_t point = layout.point_of(item);
-          dp_stats[point] = summed_stats(read_instances(context.checkpoint, layout, point));
-        }
-      },
+      [](const std::vector<std::uint64_t>&) {},
       item_by_item(context, [&](std::uint64_t item, std::span<double> values) {
         const std::size_t point = layout.point_of(item);
         const PointWork& point_work = work.points[point];
-        const auto results = search::run_baselines(point_work.problem, work.space, work.options, dp_stats.at(point));
+        // The MCMC baseline's budget is the stage pricings of the point's DP
+        // as `solve` runs it (branch and bound in waves, the job's top_k):
+        // a number that depends on the point alone, so the catalog and
+        // `solve` give the same baselines on any rank and thread count.
+        search::SolveOptions dp = work.options;
+        dp.baselines = false;
+        const search::SearchStats dp_stats = search::solve(point_work.problem, work.space, dp).stats;
+        const auto results = search::run_baselines(point_work.problem, work.space, work.options, dp_stats);
         encode_baselines(results, work.bundle.job.search.baselines, point_work.problem.model, values);
       }));
 }

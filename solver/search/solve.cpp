@@ -1,6 +1,6 @@
-// solve(): branch and bound over the instances on OpenMP threads.
-// Instances are taken in order of their lower bound (then ordinal); the k-th
-// best time found so far bounds the rest. Each thread reduces as it goes.
+// solve(): branch and bound over the instances, in waves on OpenMP threads or
+// through a DP batch runner. Instances are taken in order of their lower
+// bound (then ordinal); the k-th best time found before a wave bounds it.
 #include <omp.h>
 
 #include <algorithm>
@@ -18,33 +18,21 @@ namespace nestfast::search {
 namespace {
 
 // The k best times found so far; bound() = the k-th (inf until k are known).
+// Offered between waves, on one thread.
 class Incumbents {
  public:
   explicit Incumbents(int k) : k_(static_cast<std::size_t>(k)) {}
 
-  double bound() const {
-    double value;
-#pragma omp atomic read
-    value = bound_;
-    return value;
-  }
+  double bound() const { return times_.size() == k_ ? times_.back() : kDpInfinity; }
 
   void offer(double time) {
-#pragma omp critical(nestfast_incumbents)
-    {
-      times_.insert(std::upper_bound(times_.begin(), times_.end(), time), time);
-      if (times_.size() > k_) times_.pop_back();
-      if (times_.size() == k_) {
-#pragma omp atomic write
-        bound_ = times_.back();
-      }
-    }
+    times_.insert(std::upper_bound(times_.begin(), times_.end(), time), time);
+    if (times_.size() > k_) times_.pop_back();
   }
 
  private:
   std::size_t k_;
   std::vector<double> times_;
-  double bound_ = kDpInfinity;
 };
 
 // The error of the lowest-numbered failing instance, so the message does
@@ -78,50 +66,15 @@ bool skipped(const SearchContext& context, std::size_t i, double bound, SearchSt
   return true;
 }
 
-// Instances one by one on OpenMP threads, each bounded by the k-th best
-// time known when it starts.
-SolveResult solve_on_threads(const SolveProblem& problem, const std::vector<DpInstance>& instances,
-                             SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k) {
-  Incumbents incumbents(top_k);
-  const auto count = static_cast<std::int64_t>(instances.size());
-  std::vector<SolveResult> partial(static_cast<std::size_t>(threads));
-  LowestFailure failure;
-#pragma omp parallel num_threads(threads)
-  {
-    SolveResult& mine = partial[static_cast<std::size_t>(omp_get_thread_num())];
-    std::vector<InstanceResult> batch;
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t k = 0; k < count; ++k) {
-      const std::size_t i = order[static_cast<std::size_t>(k)];
-      const double bound = incumbents.bound();
-      if (skipped(context, i, bound, mine.stats)) continue;
-      try {
-        const PreparedInstance prepared = context.prepare(i);
-        // Infeasible instances are diagnosed only if nothing fits (see solve).
-        InstanceResult result = solve_prepared(problem, instances[i], *prepared.layout, *prepared.table, bound, false);
-        if (result.feasible) incumbents.offer(result.iteration_time_s);
-        if (result.pruned_by_bound) ++result.stats.pruned_instances;
-        batch.push_back(std::move(result));
-      } catch (const std::exception& error) {
-        failure.record(i, error.what());
-      }
-      if (batch.size() >= 256) {
-        mine = merge(mine, reduce(batch, top_k), top_k);
-        batch.clear();
-      }
-    }
-    mine = merge(mine, reduce(batch, top_k), top_k);
-  }
-  failure.throw_if_any();
-  SolveResult result;
-  for (const SolveResult& part : partial) result = merge(result, part, top_k);
-  return result;
-}
-
-// Instances in waves through a DP batch runner: the first wave is small so
-// that a bound exists soon, later ones double up to kMaxWave. A wave is
-// bounded by the k-th best time known when it starts; its layouts and
-// tables are prepared on OpenMP threads, its DP runs go to the runner.
+// Instances in waves, best lower bound first: the first wave is small so
+// that a bound exists soon, later ones double up to kMaxWave. Every instance
+// of a wave is bounded by the k-th best time known when the wave starts, so
+// which instances run, how far, and so every statistic, depend only on the
+// problem and top_k: never on the thread count, the thread schedule or the
+// device (the MCMC baseline's budget is the DP's stage pricings, so it is
+// reproducible too). A wave's layouts and tables are prepared on OpenMP
+// threads; its DP runs go to `runner` when one is given (a GPU batch), else
+// each instance is solved on its thread.
 SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInstance>& instances,
                            SearchContext& context, const std::vector<std::size_t>& order, int threads, int top_k,
                            const DpBatchRunner& runner) {
@@ -136,22 +89,31 @@ SolveResult solve_in_waves(const SolveProblem& problem, const std::vector<DpInst
       if (!skipped(context, order[k], bound, result.stats)) chosen.push_back(order[k]);
     }
     std::vector<PreparedInstance> prepared(chosen.size());
+    std::vector<InstanceResult> batch(runner ? 0 : chosen.size());
     LowestFailure failure;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(chosen.size()); ++k) {
-      const std::size_t i = chosen[static_cast<std::size_t>(k)];
+      const auto slot = static_cast<std::size_t>(k);
+      const std::size_t i = chosen[slot];
       try {
-        prepared[static_cast<std::size_t>(k)] = context.prepare(i);
+        prepared[slot] = context.prepare(i);
+        // Infeasible instances are diagnosed only if nothing fits (see solve).
+        if (!runner) {
+          batch[slot] = solve_prepared(problem, instances[i], *prepared[slot].layout, *prepared[slot].table, bound, false);
+          prepared[slot] = {};
+        }
       } catch (const std::exception& error) {
         failure.record(i, error.what());
       }
     }
     failure.throw_if_any();
-    std::vector<PreparedItem> items;
-    for (std::size_t k = 0; k < chosen.size(); ++k) {
-      items.push_back({&problem, &instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});
+    if (runner) {
+      std::vector<PreparedItem> items;
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        items.push_back({&problem, &instances[chosen[k]], prepared[k].layout.get(), prepared[k].table.get()});
+      }
+      batch = solve_prepared_batch(items, bound, false, runner);
     }
-    std::vector<InstanceResult> batch = solve_prepared_batch(items, bound, false, runner);
     for (InstanceResult& instance_result : batch) {
       if (instance_result.feasible) incumbents.offer(instance_result.iteration_time_s);
       if (instance_result.pruned_by_bound) ++instance_result.stats.pruned_instances;
@@ -176,9 +138,7 @@ SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const
     return lower[a] != lower[b] ? lower[a] < lower[b] : a < b;
   });
   const auto count = static_cast<std::int64_t>(instances.size());
-  SolveResult result = options.dp_batch_runner
-                           ? solve_in_waves(problem, instances, context, order, threads, top_k, options.dp_batch_runner)
-                           : solve_on_threads(problem, instances, context, order, threads, top_k);
+  SolveResult result = solve_in_waves(problem, instances, context, order, threads, top_k, options.dp_batch_runner);
   if (!result.feasible) {
     // Nothing fits anywhere: now name the tightest constraint (every
     // instance's least memory), which the first pass skipped.

@@ -162,11 +162,12 @@ std::vector<BaselineResult> run_baselines(const SolveProblem& problem, const Str
                                           const SolveOptions& options, const SearchStats& dp_stats);
 
 // enumerate + solve_instance over OpenMP threads + reduce + baselines.
-// Instances run best lower bound first and share the k-th best time found so
-// far as a bound (branch and bound): an instance that cannot enter the top-k
-// is skipped or cut short. The best plan and the top-k are exactly those of
-// the unbounded search, whatever the thread schedule; the statistics (how
-// much was pruned) depend on the schedule.
+// Instances run best lower bound first, in waves of growing size; the k-th
+// best time found before a wave bounds it (branch and bound): an instance
+// that cannot enter the top-k is skipped or cut short. The best plan and the
+// top-k are exactly those of the unbounded search, and the statistics (what
+// was priced and pruned) depend only on the problem, the space and top_k:
+// not on the thread count, the schedule or the DP device.
 SolveResult solve(const SolveProblem& problem, const StrategySpace& space, const SolveOptions& options);
 
 // The instance's options as an Execution with no stages yet.

@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <string_view>
 
-#include "comm/workload/workload.hpp"
+#include "comm/workload/matrix_file.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const int ranks = 1 + data[0] % 16;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  nestfast::fuzz::expect_clean([&] { (void)nestfast::comm::parse_matrix_text(text, "fuzz.txt", ranks); });
+  nestfast::fuzz::expect_clean([&] { (void)nestfast::comm::parse_matrix_file(text, "fuzz.txt", ranks, 1); });
   return 0;
 }

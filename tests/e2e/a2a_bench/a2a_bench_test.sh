@@ -70,4 +70,32 @@ expect_usage_error "ring" --algos fast,ring
 expect_usage_error "zipf:x" --workload zipf:x
 expect_usage_error "virtual servers 3" --virtual-servers 3
 expect_usage_error "--device" --device
+# nccl-tests' matrix rules (src/alltoallv.cu at v2.19.6): strtod values
+# (1e2, 0x20, +48), every cell rounded down to 16 bytes, a matrix larger
+# than the rank count gives its first N rows and columns, the scale factor
+# from NCCL_TESTS_ALLTOALLV_MATRIX_SCALE or --matrix-scale, and the file from
+# NCCL_TESTS_ALLTOALLV_MATRIX_FILE with --workload file. The header describes
+# the matrix and never a bytes-per-rank or seed it overrides; the Size column
+# is the busiest rank's bytes, as alltoallv_perf reports.
+printf '0 1e2 0x20 +48 7\n16 0 16 16 7\n32 32 0 32 7\n64 0 0 0 7\n7 7 7 7 7\n' > big.txt  # 5 x 5 on 4 ranks
+"$MPIEXEC" -n 4 "$NESTFAST" a2a bench --algos pairwise --workload file:big.txt --iters 1 --warmup 0 \
+  --json big.json > big.out || fail "a 5 x 5 matrix on 4 ranks exited $?"
+head -1 big.out | grep -q '^# OSU MPI All-to-Allv Personalized Exchange Latency Test v.* (nestfast a2a bench' ||
+  fail "no OSU title line: $(head -1 big.out)"
+grep -q "nccl-tests matrix 5x5, its first 4 rows and columns, scale 1," big.out || fail "header: $(grep workload big.out)"
+! grep -q "bytes per rank, seed" big.out || fail "the header prints a bytes per rank the file overrides"
+# Rank 0 sends 96 + 32 + 48 = 176 (1e2 -> 96); rank 3 receives 48 + 16 + 32 = 96; the busiest is rank 0's 176.
+awk '!/^#/ { if ($1 != 176) exit 1 }' big.out || fail "size column: $(grep -v '^#' big.out)"
+NCCL_TESTS_ALLTOALLV_MATRIX_FILE=big.txt NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2 \
+  "$MPIEXEC" -n 4 "$NESTFAST" a2a bench --algos pairwise --workload file --iters 1 --warmup 0 > env.out ||
+  fail "--workload file from the environment exited $?"
+grep -q "scale 2," env.out && awk '!/^#/ { if ($1 != 352) exit 1 }' env.out || fail "scale 2: $(cat env.out)"
+"$MPIEXEC" -n 4 "$NESTFAST" a2a bench --algos pairwise --workload file:big.txt --matrix-scale 0.5 --iters 1 \
+  --warmup 0 > half.out || fail "--matrix-scale exited $?"
+awk '!/^#/ { if ($1 != 80) exit 1 }' half.out || fail "scale 0.5 (50 -> 48, 16, 24 -> 16): $(grep -v '^#' half.out)"
+printf '0 -16\n16 0\n' > negative.txt
+expect_usage_error "negative.txt:1: '-16' is negative" --workload file:negative.txt
+printf '0 16 32\n16 0\n' > ragged.txt
+expect_usage_error "ragged.txt:2: 2 values, the first row has 3" --workload file:ragged.txt
+
 echo "a2a bench e2e: ok"

@@ -44,6 +44,11 @@ assert f["stages"].attrs["boundary_level.meaning"].decode().count("-1") == 1
 cluster = f["clusters/h200-superpod"]
 assert len(cluster["gpu_matmul_flops"]) == cluster.attrs["gpu_matmul_points"] > 0
 assert cluster["bandwidth_Bps"].attrs["unit"]
+# Stored as the presets say (no float noise): 66.9 TFLOP/s, 2/4/6 us.
+h100 = f["clusters/h100-superpod"]
+assert h100.attrs["gpu_peak_flops_fp32"] == 66.9e12 and h100.attrs["gpu_kernel_overhead_s"] == 4e-6, dict(h100.attrs)
+assert list(h100["latency_s"][()]) == [2e-6, 4e-6, 6e-6], h100["latency_s"][()]
+assert list(h100["oversubscription"][()]) == [1, 1, 1]
 PY
 
 # 2. Round trips: query JSON -> evaluate --plan, and catalog row -> evaluate --plan.
@@ -96,4 +101,48 @@ expect_one_line_error 2 "old.h5: catalog schema_version 1, this nestfast reads 3
   "$NESTFAST" query old.h5 --model llama2-7b --gpus 8
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" evaluate --plan old.h5 --plan-row 0
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" merge --out merged.h5 old.h5
+# 5. Reproducible baselines: the MCMC baseline of a point is the same plan
+# and price in solve on 1 and on 2 threads and in the catalog on 1 rank x 2
+# threads and on 4 ranks x 1 thread, and solve's budget (the DP's stage
+# pricings, branch and bound in waves) and the walk's length are the same on
+# 1 and 2 threads. llama3-70b at 64 H100s, global batch 1024: branch and
+# bound prunes 386 of its 464 instances; with the bound read per instance
+# while other threads offered times (before issue 16) it made 198252 stage
+# pricings on 1 thread and 198242 or 198931 on 2. (e2e_catalog_ranks: whole
+# catalogs equal on 1 to 4 ranks.)
+{ printf '[job]\nname = "e2e-mcmc"\nout = "mcmc.h5"\n\n[[sweep]]\nmodel = "llama3-70b"\ncluster = "h100-superpod"\n'
+  printf 'gpus = [64]\nglobal_batch = [1024]\n\n'
+  sed -n '/^\[search\]/,$p' job.toml; } > mcmc.toml  # the small job's search space
+for threads in 1 2; do
+  "$NESTFAST" solve --model llama3-70b --cluster h100-superpod --gpus 64 --gbs 1024 --zero 1 --mbs 1 --vpp 1 --cp 1 \
+    --top-k 3 --threads "$threads" --json > "solve-$threads.json" || fail "solve on $threads threads"
+done
+OMP_NUM_THREADS=2 timeout 240 "$MPIEXEC" -n 1 "$NESTFAST" catalog mcmc.toml --out mcmc-1.h5 --no-progress > /dev/null ||
+  fail "catalog on 1 rank"
+OMP_NUM_THREADS=1 timeout 240 "$MPIEXEC" -n 4 "$NESTFAST" catalog mcmc.toml --out mcmc-4.h5 --no-progress > /dev/null ||
+  fail "catalog on 4 ranks"
+for ranks in 1 4; do
+  "$NESTFAST" query "mcmc-$ranks.h5" --model llama3-70b --gpus 64 --json > "q-$ranks.json" || fail "query mcmc-$ranks.h5"
+done
+"$python" - solve-1.json solve-2.json q-1.json q-4.json <<'PY' || fail "the MCMC baseline differs between solve and the catalog or thread/rank counts"
+import json, sys
+one, two, rank1, rank4 = (json.load(open(p)) for p in sys.argv[1:])
+def mcmc(plans):
+    found = [p for p in plans if p["kind"] == "mcmc"]
+    assert len(found) == 1, [p["kind"] for p in plans]
+    return found[0]
+a, b = mcmc(one["plans"]), mcmc(two["plans"])
+c, d = mcmc(rank1[0]["plans"]), mcmc(rank4[0]["plans"])
+assert one["stats"]["threads"] == 1 and two["stats"]["threads"] == 2, (one["stats"], two["stats"])
+assert one["stats"]["pruned_instances"] > 0, one["stats"]
+for key in ("stage_candidates", "pruned_instances", "pruned_bound", "states", "dp_runs"):
+    assert one["stats"][key] == two["stats"][key], (key, one["stats"], two["stats"])
+assert a["plans_priced"] == b["plans_priced"], (a["plans_priced"], b["plans_priced"])
+for key in ("feasible", "iteration_time_s", "memory_peak_bytes", "tp", "cp", "ep", "pp", "dp", "micro_batch",
+            "zero_stage", "recompute", "placement", "stages"):
+    assert a[key] == b[key] == c[key] == d[key], (key, a[key], b[key], c[key], d[key])
+print("mcmc:", a["iteration_time_s"], "s after", a["plans_priced"], "plans priced (budget",
+      one["stats"]["stage_candidates"], "stage pricings) on 1 and 2 threads, in the catalog on 1 and 4 ranks")
+PY
+
 echo "catalog_schema e2e: ok"

@@ -23,6 +23,35 @@ counts=$(python3 -c "import json,sys; d=json.load(sys.stdin); print(len(d['model
 hbm=$(python3 -c "import json,sys; d=json.load(sys.stdin); print([g['hbm_bytes'] for g in d['gpus'] if g['name']=='h100-sxm'][0])" <"$tmp/all.json")
 [ "$hbm" = "85899345920" ] || fail "h100-sxm hbm_bytes in --json is $hbm, expected 80 GiB in bytes"
 
+# What --json prints is what the preset files say: every number in a
+# datasheet unit is the double nearest its decimal in the base unit
+# (66.9 TFLOP/s -> 66900000000000.0, 100 us -> 0.0001), never float noise.
+python3 - "$tmp/all.json" "$NESTFAST_SOURCE_DIR/jobs/presets" <<'PY' || fail "presets --json shows numbers the presets do not say"
+import json, pathlib, sys, tomllib
+doc, root = json.load(open(sys.argv[1])), pathlib.Path(sys.argv[2])
+def same(shown, written, exponent, what):
+    expected = float(repr(float(written)) + "e" + str(exponent))
+    assert shown == expected, "%s: %r, the file says %r x 1e%d" % (what, shown, written, exponent)
+checked = 0
+for gpu in doc["gpus"]:
+    said = tomllib.loads((root / "gpus" / (gpu["name"] + ".toml")).read_text())["gpu"]
+    for key, shown, exponent in (("hbm_bandwidth_TBps", "hbm_bandwidth_Bps", 12), ("peak_tflops_bf16", "peak_flops_bf16", 12),
+                                 ("peak_tflops_fp8", "peak_flops_fp8", 12), ("peak_tflops_fp32", "peak_flops_fp32", 12)):
+        same(gpu[shown], said[key], exponent, gpu["name"] + "." + shown); checked += 1
+    for point, written in zip(gpu["matmul_efficiency"], said["matmul_efficiency"]):
+        same(point["flops"], written["gflop"], 9, gpu["name"] + ".matmul_efficiency"); checked += 1
+for cluster in doc["clusters"]:
+    said = tomllib.loads((root / "clusters" / (cluster["name"] + ".toml")).read_text())["cluster"]
+    for level, written in zip(cluster["levels"], said["level"]):
+        same(level["bandwidth_Bps"], written["bandwidth_GBps"], 9, cluster["name"] + "." + level["name"])
+        same(level["latency_s"], written["latency_us"], -6, cluster["name"] + "." + level["name"])
+        assert level["oversubscription"] == written.get("oversubscription", 1), (cluster["name"], level)
+        checked += 3
+print("presets --json:", checked, "numbers as the files say them")
+PY
+grep -q '"peak_flops_fp32": *66900000000000.0[,}]' <("$NESTFAST" presets --kind gpus --json | python3 -m json.tool) ||
+  fail "h100-sxm peak_flops_fp32 is not 66900000000000.0"
+
 kinds=$("$NESTFAST" presets --kind gpus --json | python3 -c "import json,sys; print(sorted(json.load(sys.stdin)))")
 [ "$kinds" = "['gpus']" ] || fail "--kind gpus --json gave kinds $kinds"
 "$NESTFAST" presets --kind clusters | grep -c "^clusters (7)$" >/dev/null || fail "--kind clusters has no clusters table"
@@ -54,4 +83,36 @@ rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "--kind widgets exited $rc, expected 2 (a usage error)"
 grep -q -- "--kind: widgets not in" "$tmp/err" || fail "--kind widgets: unexpected message: $(cat "$tmp/err")"
+# A preset of one's own may leave out oversubscription (1) and source (one
+# warning line naming the file, then it is used as written).
+mkdir -p "$tmp/own/clusters"
+cat > "$tmp/own/clusters/my-cluster.toml" <<'TOML'
+[cluster]
+name = "my-cluster"
+gpu = "h100-sxm"
+
+[[cluster.level]]
+name = "node"
+group_size = 8
+bandwidth_GBps = 450
+latency_us = 2
+
+[[cluster.level]]
+name = "fabric"
+group_size = 0
+bandwidth_GBps = 50
+latency_us = 100
+TOML
+NESTFAST_PRESETS="$tmp/own" "$NESTFAST" presets --kind clusters --json > "$tmp/own.json" 2> "$tmp/own.err" ||
+  fail "a cluster without oversubscription or source is refused: $(cat "$tmp/own.err")"
+[ "$(grep -c 'my-cluster.toml: no source' "$tmp/own.err")" -eq 1 ] && [ "$(wc -l < "$tmp/own.err")" -eq 1 ] ||
+  fail "not one warning line naming the file: $(cat "$tmp/own.err")"
+python3 -c '
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["clusters"] if c["name"] == "my-cluster"][0]
+assert [l["oversubscription"] for l in c["levels"]] == [1, 1], c["levels"]
+assert c["levels"][1]["latency_s"] == 0.0001 and c["source"] == "", c' "$tmp/own.json" || fail "my-cluster is not what it says"
+NESTFAST_PRESETS="$tmp/own" "$NESTFAST" solve --model llama2-7b --cluster my-cluster --gpus 16 --gbs 64 --zero 1 --mbs 1 \
+  --vpp 1 --cp 1 > "$tmp/own-solve.txt" 2> "$tmp/own.err" || fail "solve on my-cluster failed: $(cat "$tmp/own.err")"
+[ "$(wc -l < "$tmp/own.err")" -eq 1 ] || fail "solve printed more than the one warning: $(cat "$tmp/own.err")"
 echo "presets e2e: ok"

@@ -26,11 +26,12 @@ plan=(a2a plan --servers 1 --gpus-per-server 2 --verify --simulate)
 expect_one_line_error 2 "more than 1125899906842624 bytes" "$NESTFAST" "${plan[@]}" --bytes-per-rank 18446744073709551615
 expect_one_line_error 2 "more than 1125899906842624 bytes" "$NESTFAST" a2a plan --servers 2 --bytes-per-rank 9223372036854775808
 printf '0 18446744073709551615\n0 0\n' > max.txt
-expect_one_line_error 2 "max.txt: the demand adds up to more than" "$NESTFAST" "${plan[@]}" --workload file:max.txt
+# 2^64 - 1 reads as 2^64 through strtod (nccl-tests' rule), past 64 bits.
+expect_one_line_error 2 "max.txt:1: value 18446744073709551615 x scale 1 overflows 64 bits" "$NESTFAST" "${plan[@]}" --workload file:max.txt
 printf '4611686018427387904 4611686018427387904\n4611686018427387904 4611686018427387904\n' > wraps.txt  # 4 x 2^62 = 2^64
 expect_one_line_error 2 "wraps.txt: the demand adds up to more than" "$NESTFAST" "${plan[@]}" --workload file:wraps.txt
 printf '0 18446744073709551616\n0 0\n' > overflow.txt
-expect_one_line_error 2 "overflow.txt:1: '18446744073709551616' is not a byte count" "$NESTFAST" "${plan[@]}" --workload file:overflow.txt
+expect_one_line_error 2 "overflow.txt:1: value 18446744073709551616 x scale 1 overflows 64 bits" "$NESTFAST" "${plan[@]}" --workload file:overflow.txt
 expect_one_line_error 2 "100000000 experts, at most 65536" "$NESTFAST" "${plan[@]}" --workload moe:100000000,2,0
 # The largest demand that is allowed still plans and verifies, quickly.
 printf '0 1125899906842624\n0 0\n' > largest.txt
@@ -59,10 +60,11 @@ timeout 60 "$MPIEXEC" -n 1 "$NESTFAST" "${bench[@]}" --sizes 1K : -n 1 "$NESTFAS
 # Ranks whose counts disagree (an MPMD launch where each half reads its own matrix under the
 # same name, so the options agree): one line naming the first mismatched pair, exit 2, no hang.
 mkdir -p left right
-printf '0 1 2 3\n4 0 5 6\n7 8 0 9\n1 2 3 0\n' > left/m.txt
-printf '0 1 2 3\n4 0 5 6\n7 8 0 9\n2 2 3 0\n' > right/m.txt  # rank 3 sends rank 0 two bytes, not one
+# (Cells are multiples of 16: nccl-tests' rule rounds every cell down to 16 bytes.)
+printf '0 16 32 48\n64 0 80 96\n112 128 0 144\n16 32 48 0\n' > left/m.txt
+printf '0 16 32 48\n64 0 80 96\n112 128 0 144\n32 32 48 0\n' > right/m.txt  # rank 3 sends rank 0 32 bytes, not 16
 counts=(a2a bench --workload file:m.txt --iters 1 --warmup 0)
-expect_one_line_error 2 "alltoallv counts disagree: rank 0 expects 1 bytes from rank 3, which sends 2 (1 mismatched pairs in all)" \
+expect_one_line_error 2 "alltoallv counts disagree: rank 0 expects 16 bytes from rank 3, which sends 32 (1 mismatched pairs in all)" \
   "$MPIEXEC" -n 2 -wdir left "$NESTFAST" "${counts[@]}" : -n 2 -wdir right "$NESTFAST" "${counts[@]}"
 
 # Checks that ran only after the sweep now run before any work.

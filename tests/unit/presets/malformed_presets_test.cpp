@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/presets/decimal_scale.hpp"
 #include "io/presets/presets.hpp"
 #include "solver/cluster/collectives.hpp"
 
@@ -265,6 +266,57 @@ TEST_F(MalformedPresets, EnvironmentDirComesFirst) {
 TEST_F(MalformedPresets, ListingFailsOnABrokenPreset) {
   const auto file = write("models/tiny.toml", replace(kModel, "hidden = 256", "hidden = 256.5"));
   expect_error([] { io::list_presets(); }, file, 5, "model.hidden", "expected an integer, got a float");
+}
+
+
+// Optional keys get their defaults: a level without oversubscription is not
+// oversubscribed; a preset without a source (or with an empty one) loads,
+// with one warning line per file naming it.
+TEST_F(MalformedPresets, OptionalKeysGetDefaults) {
+  write("clusters/toy.toml", replace(replace(kCluster, "oversubscription = 1\n\n", "\n"), "source = \"test\"\n", ""));
+  ::testing::internal::CaptureStderr();
+  const ClusterSpec cluster = io::load_cluster("toy");
+  io::load_cluster("toy");
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(cluster.levels[0].oversubscription, 1.0);
+  EXPECT_EQ(cluster.levels[1].oversubscription, 1.0);
+  EXPECT_EQ(cluster.source, "");
+  EXPECT_EQ(warnings, "nestfast: warning: " + (dir_ / "clusters" / "toy.toml").string() +
+                          ": no source: say where its numbers come from (a datasheet, a paper)\n")
+      << "one line, once per file";
+  write("models/tiny.toml", replace(kModel, "source = \"test\"", "source = \"\""));
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(io::load_model("tiny").num_layers, 4);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("tiny.toml: no source"), std::string::npos);
+  write("models/tiny.toml", replace(kModel, "source = \"test\"", "source = 3"));
+  EXPECT_NE(error_of([] { io::load_model("tiny"); }).find("model.source: expected a string"), std::string::npos);
+}
+
+// A number in the file's unit becomes the double nearest the decimal the
+// file wrote, so printing and storing it shows what the preset says:
+// 66.9 TFLOP/s is 66900000000000, not 66.9 * 1e12 = 66900000000000.01.
+TEST(DecimalScale, IsTheDecimalTheFileWrote) {
+  EXPECT_NE(66.9 * 1e12, 66.9e12) << "the float noise this avoids";
+  EXPECT_EQ(io::decimal_scaled(66.9, 12), 66.9e12);
+  EXPECT_NE(100 * 1e-6, 1e-4);
+  EXPECT_EQ(io::decimal_scaled(100, -6), 1e-4);
+  EXPECT_EQ(io::decimal_scaled(0.1, -6), 1e-7);
+  EXPECT_EQ(io::decimal_scaled(1978.9, 12), 1978.9e12);
+  EXPECT_EQ(io::decimal_scaled(6.69e13, 3), 6.69e16) << "a value already in exponent form";
+  EXPECT_EQ(io::decimal_scaled(1.5e-300, -20), 1.5e-320) << "subnormal";
+  EXPECT_EQ(io::decimal_scaled(0, 9), 0.0);
+}
+
+TEST_F(MalformedPresets, NumbersAreWhatTheFileSays) {
+  write("gpus/toygpu.toml", replace(replace(kGpu, "peak_tflops_fp32 = 10", "peak_tflops_fp32 = 66.9"),
+                                    "kernel_overhead_us = 2", "kernel_overhead_us = 4.1"));
+  write("clusters/toy.toml", replace(kCluster, "latency_us = 5", "latency_us = 100"));
+  const ClusterSpec cluster = io::load_cluster("toy");
+  EXPECT_EQ(cluster.gpu.peak_flops_fp32, 66.9e12);
+  EXPECT_EQ(cluster.gpu.hbm_bandwidth_Bps, 1.5e12);
+  EXPECT_EQ(cluster.gpu.kernel_overhead_s, 4.1e-6);
+  EXPECT_EQ(cluster.levels[1].latency_s, 1e-4);
+  EXPECT_EQ(cluster.gpu.matmul_efficiency[1].flops, 10e9);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "comm/workload/matrix_file.hpp"
 #include "comm/workload/workload.hpp"
 
 namespace nestfast::comm {
@@ -57,45 +58,101 @@ TEST(Workload, BadSpecsAreOneLineErrors) {
   EXPECT_THROW(make_workload("uniform", 0, 10, 1), std::invalid_argument);
 }
 
+MatrixFile parsed(const std::string& text, int ranks, double scale = 1) {
+  return parse_matrix_file(text, "m.txt", ranks, scale);
+}
+
 TEST(MatrixText, ReadsWhitespaceSeparatedRows) {
-  const TrafficMatrix d = parse_matrix_text("0 1 2\n3\t4 5\n  6 7 8  \n", "ok.txt", 3);
-  EXPECT_EQ(d(0, 2), 2u);
-  EXPECT_EQ(d(1, 0), 3u);
-  EXPECT_EQ(d(2, 2), 8u);
+  const TrafficMatrix d = parsed("0 16 32\n48\t64 80\n  96 112 128  \n", 3).demand;
+  EXPECT_EQ(d(0, 2), 32u);
+  EXPECT_EQ(d(1, 0), 48u);
+  EXPECT_EQ(d(2, 2), 128u);
   WorkloadSpec spec = parse_workload("file:ok.txt");
-  spec.matrix_text = "0 1\n2 3\n";
-  EXPECT_EQ(make_workload(spec, 2, 0, 0)(1, 0), 2u) << "a file workload is its text";
+  spec.matrix_text = "0 16\n32 48\n";
+  EXPECT_EQ(make_workload(spec, 2, 0, 0)(1, 0), 32u) << "a file workload is its text";
+  spec.scale = 2;
+  EXPECT_EQ(make_workload(spec, 2, 0, 0)(1, 0), 64u) << "... times its scale";
+}
+
+// nccl-tests' rules (src/alltoallv.cu at v2.19.6): strtod values, each cell
+// scaled, truncated and rounded down to 16 bytes; a larger matrix gives its
+// first N rows and columns; a last row without a newline counts.
+TEST(MatrixText, FollowsNcclTestsRules) {
+  const std::string text = "1e3 1.5e2 0x20\n\n17 15.9 +4096\n1 2 3";
+  const MatrixFile one = parsed(text, 3);
+  EXPECT_EQ(one.dimension, 3);
+  EXPECT_EQ(one.demand(0, 0), 992u);   // 1000 rounded down to 16
+  EXPECT_EQ(one.demand(0, 1), 144u);   // 150
+  EXPECT_EQ(one.demand(0, 2), 32u);    // strtod reads hex too
+  EXPECT_EQ(one.demand(1, 0), 16u);    // 17
+  EXPECT_EQ(one.demand(1, 1), 0u);     // 15.9 truncates to 15, then to 0
+  EXPECT_EQ(one.demand(1, 2), 4096u);  // and a sign
+  EXPECT_EQ(one.demand(2, 2), 0u);
+
+  const MatrixFile scaled = parsed(text, 3, 2.5);
+  EXPECT_EQ(scaled.demand(0, 0), 2496u);  // 2500 -> 2496
+  EXPECT_EQ(scaled.demand(1, 2), 10240u);
+  EXPECT_EQ(parsed(text, 3, 0).demand.total(), 0u);
+
+  // A 3 x 3 file on 2 ranks: its top-left 2 x 2.
+  const MatrixFile first = parsed(text, 2);
+  EXPECT_EQ(first.dimension, 3);
+  ASSERT_EQ(first.demand.ranks(), 2);
+  EXPECT_EQ(first.demand(0, 1), 144u);
+  EXPECT_EQ(first.demand(1, 0), 16u);
+  EXPECT_EQ(first.demand(1, 1), 0u);
 }
 
 TEST(MatrixText, NamesTheBadLine) {
-  try {
-    parse_matrix_text("0 1\n2 x3\n", "bad.txt", 2);
-    FAIL() << "accepted a bad token";
-  } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("bad.txt:2"), std::string::npos) << error.what();
-  }
-  EXPECT_THROW(parse_matrix_text("1 2 3\n", "short.txt", 2), std::invalid_argument);
-  EXPECT_THROW(parse_matrix_text("1 2 3 4 5\n", "long.txt", 2), std::invalid_argument);
-  EXPECT_THROW(parse_matrix_text("1 -2 3 4\n", "neg.txt", 2), std::invalid_argument);
-  EXPECT_THROW(parse_matrix_text("1 +2 3 4\n", "plus.txt", 2), std::invalid_argument);
-  EXPECT_THROW(parse_matrix_text("1 0x2 3 4\n", "hex.txt", 2), std::invalid_argument);
+  auto message = [](const std::string& text, int ranks, double scale = 1) {
+    try {
+      parse_matrix_file(text, "m.txt", ranks, scale);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("0 1\n2 x3\n", 2).find("m.txt:2: 'x3' is not a number"), std::string::npos);
+  EXPECT_NE(message("1 2 3\n", 2).find("not square"), std::string::npos);
+  EXPECT_NE(message("1 2\n\n3\n", 2).find("m.txt:3: 1 values, the first row has 2"), std::string::npos);
+  EXPECT_NE(message("1 2\n3 4\n", 3).find("smaller than the 3 ranks"), std::string::npos);
+  EXPECT_NE(message("1 -2\n3 4\n", 2).find("m.txt:1: '-2' is negative"), std::string::npos);
+  EXPECT_NE(message("1 2MB\n3 4\n", 2).find("'2MB' is not a number"), std::string::npos);
+  EXPECT_NE(message("1 nan\n3 4\n", 2).find("'nan' is not a number"), std::string::npos);
+  EXPECT_NE(message("1 1e999\n3 4\n", 2).find("'1e999' is not a number"), std::string::npos);
+  EXPECT_NE(message("\n \n", 2).find("is empty"), std::string::npos);
+  EXPECT_NE(message("1 2\n3 4\n", 2, -1).find("scale factor"), std::string::npos);
 }
 
 // Entries that overflow 64 bits, or add up to more than one alltoallv may
 // move, are refused: they hung the FAST plan (issue 19).
 TEST(MatrixText, RefusesHugeDemands) {
-  EXPECT_THROW(parse_matrix_text("1 2\n3 18446744073709551616\n", "over.txt", 2), std::invalid_argument);
+  EXPECT_THROW(parsed("1 2\n3 18446744073709551616\n", 2), std::invalid_argument);
+  EXPECT_THROW(parsed("1 2\n3 1e19\n", 2, 2), std::invalid_argument) << "value x scale past 64 bits";
   try {
-    parse_matrix_text("1 2\n3 18446744073709551615\n", "max.txt", 2);
-    FAIL() << "accepted an entry of 2^64-1";
+    parsed("1 2\n3 1e18\n", 2);
+    FAIL() << "accepted an entry of 1e18 bytes";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("1 PiB"), std::string::npos) << error.what();
   }
-  const std::string half = std::to_string(kMaxTotalBytes / 2 + 1);
-  EXPECT_THROW(parse_matrix_text("0 " + half + "\n" + half + " 0\n", "sum.txt", 2), std::invalid_argument)
+  const std::string half = std::to_string(kMaxTotalBytes / 2 + 16);
+  EXPECT_THROW(parsed("0 " + half + "\n" + half + " 0\n", 2), std::invalid_argument)
       << "two entries whose sum passes the limit";
-  EXPECT_NO_THROW(parse_matrix_text("0 " + std::to_string(kMaxTotalBytes / 2) + "\n0 0\n", "fits.txt", 2));
-  EXPECT_THROW(parse_matrix_text(std::string(matrix_file_bytes(2) + 1, ' '), "long.txt", 2), std::invalid_argument);
+  EXPECT_NO_THROW(parsed("0 " + std::to_string(kMaxTotalBytes / 2) + "\n0 0\n", 2));
+}
+
+TEST(MatrixScale, IsAFiniteNonNegativeNumber) {
+  EXPECT_EQ(parse_matrix_scale("2.5", "s"), 2.5);
+  EXPECT_EQ(parse_matrix_scale("1e-3", "s"), 1e-3);
+  for (const char* bad : {"", "x", "-1", "inf", "1.5x"}) EXPECT_THROW(parse_matrix_scale(bad, "s"), std::invalid_argument) << bad;
+}
+
+TEST(BusiestRank, IsTheLargestRowOrColumnSum) {
+  TrafficMatrix d(3);
+  d(0, 1) = 100;
+  d(2, 1) = 50;
+  d(1, 0) = 10;
+  EXPECT_EQ(busiest_rank_bytes(d), 150u);  // rank 1 receives 150
 }
 
 TEST(Workload, RefusesHugeGenerators) {
