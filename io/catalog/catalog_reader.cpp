@@ -17,9 +17,8 @@ namespace nestfast::io {
 namespace {
 
 template <typename Row>
-std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name, hid_t memory_type, std::uint64_t first,
-                           std::uint64_t count,
-                           bool all) {
+std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name, RowTable layout, std::uint64_t first,
+                           std::uint64_t count, bool all) {
   const H5Handle dataset = h5_dataset(H5Dopen2(file, name, H5P_DEFAULT), std::string("opening /") + name);
   const H5Handle space = h5_space(H5Dget_space(dataset), std::string("reading the space of /") + name);
   hsize_t dims = 0;
@@ -41,6 +40,7 @@ std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name
   const hsize_t length = count;
   h5_check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &length, nullptr), "selecting rows");
   const H5Handle memory = h5_space(H5Screate_simple(1, &length, nullptr), "creating a memory space");
+  const H5Handle memory_type = row_type(layout);
   if (H5Dread(dataset, memory_type, memory, space, H5P_DEFAULT, rows.data()) < 0) {
     // Every table is stored with a Fletcher32 checksum per chunk (catalog_types.cpp).
     const std::string reason = h5_system_reason();
@@ -49,7 +49,7 @@ std::vector<Row> read_rows(const std::string& path, hid_t file, const char* name
                                 (reason.empty() ? ": the file is damaged (a checksum or the compression fails)"
                                                 : ": " + reason));
   }
-  check_rows(path, name, memory_type, rows.data(), count, first);
+  check_rows(path, name, layout, rows.data(), count, first);
   return rows;
 }
 
@@ -120,8 +120,7 @@ bool CatalogReader::has(const char* object_path) const {
 }
 
 std::vector<PlanRow> CatalogReader::plans() const {
-  const H5Handle type = row_type(RowTable::Plans);
-  return read_input(path_, [&] { return read_rows<PlanRow>(path_, file_, "plans", type, 0, 0, true); });
+  return read_input(path_, [&] { return read_rows<PlanRow>(path_, file_, "plans", RowTable::Plans, 0, 0, true); });
 }
 
 std::uint64_t CatalogReader::stage_rows() const {
@@ -135,15 +134,14 @@ std::uint64_t CatalogReader::stage_rows() const {
 }
 
 std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t count) const {
-  const H5Handle type = row_type(RowTable::Stages);
-  return read_input(path_, [&] { return read_rows<StageRow>(path_, file_, "stages", type, first, count, false); });
+  return read_input(path_,
+                    [&] { return read_rows<StageRow>(path_, file_, "stages", RowTable::Stages, first, count, false); });
 }
 
 std::vector<ValidationRow> CatalogReader::validation() const {
   if (!has("validation/alltoallv")) return {};
-  const H5Handle type = row_type(RowTable::Validation);
   return read_input(path_, [&] {
-    return read_rows<ValidationRow>(path_, file_, "validation/alltoallv", type, 0, 0, true);
+    return read_rows<ValidationRow>(path_, file_, "validation/alltoallv", RowTable::Validation, 0, 0, true);
   });
 }
 

@@ -56,7 +56,7 @@ PlanRow feasible_plan() {
 
 // The message of check_rows on `row` as row 3 of /plans, or "" when it passes.
 template <typename Row>
-std::string refusal(const Row& row, const char* table, const H5Handle& type) {
+std::string refusal(const Row& row, const char* table, RowTable type) {
   try {
     check_rows("cat.h5", table, type, &row, 1, 3);
     return "";
@@ -65,13 +65,7 @@ std::string refusal(const Row& row, const char* table, const H5Handle& type) {
   }
 }
 
-std::string plan_refusal(const PlanRow& row) { return refusal(row, "plans", row_type(RowTable::Plans)); }
-
-TEST(CatalogRowChecks, EveryMemberOfEveryTableHasARule) {
-  EXPECT_EQ(members_without_rule("plans", row_type(RowTable::Plans)), std::vector<std::string>{});
-  EXPECT_EQ(members_without_rule("stages", row_type(RowTable::Stages)), std::vector<std::string>{});
-  EXPECT_EQ(members_without_rule("validation/alltoallv", row_type(RowTable::Validation)), std::vector<std::string>{});
-}
+std::string plan_refusal(const PlanRow& row) { return refusal(row, "plans", RowTable::Plans); }
 
 TEST(CatalogRowChecks, RowsAsAJobWritesThemPass) {
   EXPECT_EQ(plan_refusal(feasible_plan()), "");
@@ -82,7 +76,7 @@ TEST(CatalogRowChecks, RowsAsAJobWritesThemPass) {
   stage.boundary_level = -1;
   set_fixed(stage.recompute, "selective");
   stage.forward_per_microbatch_s = 0.1;
-  EXPECT_EQ(refusal(stage, "stages", row_type(RowTable::Stages)), "");
+  EXPECT_EQ(refusal(stage, "stages", RowTable::Stages), "");
 
   ValidationRow validation;
   set_fixed(validation.algo, "fast");
@@ -92,7 +86,7 @@ TEST(CatalogRowChecks, RowsAsAJobWritesThemPass) {
   validation.servers = 2;
   validation.gpus_per_server = 4;
   validation.efficiency_pct = std::numeric_limits<double>::quiet_NaN();  // no bound
-  EXPECT_EQ(refusal(validation, "validation/alltoallv", row_type(RowTable::Validation)), "");
+  EXPECT_EQ(refusal(validation, "validation/alltoallv", RowTable::Validation), "");
 }
 
 TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
@@ -146,10 +140,10 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   stage.devices = 1;
   stage.boundary_level = -2;
   set_fixed(stage.recompute, "none");
-  EXPECT_NE(refusal(stage, "stages", row_type(RowTable::Stages)).find("/stages row 3: boundary_level = -2"), std::string::npos);
+  EXPECT_NE(refusal(stage, "stages", RowTable::Stages).find("/stages row 3: boundary_level = -2"), std::string::npos);
   stage.boundary_level = 0;
   set_fixed(stage.recompute, "mixed");  // a plan's summary, never a stage's mode
-  EXPECT_NE(refusal(stage, "stages", row_type(RowTable::Stages)).find("recompute = \"mixed\""), std::string::npos);
+  EXPECT_NE(refusal(stage, "stages", RowTable::Stages).find("recompute = \"mixed\""), std::string::npos);
 
   ValidationRow validation;
   set_fixed(validation.algo, "fast");
@@ -158,7 +152,7 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   validation.bytes_per_rank = 1;
   validation.servers = validation.gpus_per_server = 1;
   validation.time_avg_us = -3;
-  EXPECT_NE(refusal(validation, "validation/alltoallv", row_type(RowTable::Validation)).find("time_avg_us = -3"),
+  EXPECT_NE(refusal(validation, "validation/alltoallv", RowTable::Validation).find("time_avg_us = -3"),
             std::string::npos);
 }
 
@@ -166,7 +160,7 @@ TEST(CatalogRowChecks, TheFirstBadRowOfSeveralIsNamed) {
   PlanRow rows[3] = {feasible_plan(), feasible_plan(), feasible_plan()};
   rows[2].pp = -1;
   try {
-    check_rows("cat.h5", "plans", row_type(RowTable::Plans), rows, 3, 10);
+    check_rows("cat.h5", "plans", RowTable::Plans, rows, 3, 10);
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("/plans row 12: pp = -1"), std::string::npos) << error.what();
