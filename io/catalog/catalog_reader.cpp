@@ -10,6 +10,7 @@
 #include "io/catalog/plan_rows.hpp"
 #include "io/catalog/preset_groups.hpp"
 #include "io/catalog/row_checks.hpp"
+#include "io/catalog/table_links.hpp"
 #include "io/host/files.hpp"
 #include "io/host/memory.hpp"
 
@@ -123,15 +124,17 @@ std::vector<PlanRow> CatalogReader::plans() const {
   return read_input(path_, [&] { return read_rows<PlanRow>(path_, file_, "plans", RowTable::Plans, 0, 0, true); });
 }
 
-std::uint64_t CatalogReader::stage_rows() const {
+std::uint64_t CatalogReader::rows_of(const char* table) const {
   return read_input(path_, [&]() -> std::uint64_t {
-    const H5Handle dataset = h5_dataset(H5Dopen2(file_, "stages", H5P_DEFAULT), "opening /stages");
-    const H5Handle space = h5_space(H5Dget_space(dataset), "reading the space of /stages");
+    const H5Handle dataset = h5_dataset(H5Dopen2(file_, table, H5P_DEFAULT), std::string("opening /") + table);
+    const H5Handle space = h5_space(H5Dget_space(dataset), std::string("reading the space of /") + table);
     hsize_t dims = 0;
-    h5_check(H5Sget_simple_extent_dims(space, &dims, nullptr), "reading the size of /stages");
+    h5_check(H5Sget_simple_extent_dims(space, &dims, nullptr), std::string("reading the size of /") + table);
     return dims;
   });
 }
+
+std::uint64_t CatalogReader::stage_rows() const { return rows_of("stages"); }
 
 std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t count) const {
   return read_input(path_,
@@ -140,26 +143,27 @@ std::vector<StageRow> CatalogReader::stages(std::uint64_t first, std::uint64_t c
 
 std::vector<ValidationRow> CatalogReader::validation() const {
   if (!has("validation/alltoallv")) return {};
-  return read_input(path_, [&] {
+  std::vector<ValidationRow> rows = read_input(path_, [&] {
     return read_rows<ValidationRow>(path_, file_, "validation/alltoallv", RowTable::Validation, 0, 0, true);
   });
+  check_validation_plans(path_, rows, rows_of("plans"));
+  return rows;
+}
+
+CatalogReader::PlanTables CatalogReader::plan_tables() const {
+  PlanTables tables;
+  tables.plans = plans();
+  tables.stages = stages(0, stage_rows());
+  check_plan_stages(path_, tables.plans, tables.stages);
+  return tables;
 }
 
 std::vector<search::PlanRecord> CatalogReader::plan_records() const {
-  const std::vector<PlanRow> rows = plans();
-  const std::uint64_t total = stage_rows();
-  for (const PlanRow& row : rows) {
-    // Checked before any sum: a damaged offset near 2^64 would wrap around.
-    if (row.stage_offset > total || row.stage_count > total - row.stage_offset) {
-      throw std::invalid_argument(path_ + ": /stages: rows " + std::to_string(row.stage_offset) + " + " +
-                                  std::to_string(row.stage_count) + " are past its " + std::to_string(total) + " rows");
-    }
-  }
-  const std::vector<StageRow> all_stages = stages(0, total);
+  const PlanTables tables = plan_tables();
   std::vector<search::PlanRecord> records;
-  records.reserve(rows.size());
-  for (const PlanRow& row : rows) {
-    const auto first = all_stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset);
+  records.reserve(tables.plans.size());
+  for (const PlanRow& row : tables.plans) {
+    const auto first = tables.stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset);
     records.push_back(read_input(path_, [&] {
       try {
         return plan_record(row, {first, first + static_cast<std::ptrdiff_t>(row.stage_count)});

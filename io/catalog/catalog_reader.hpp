@@ -29,8 +29,15 @@ class CatalogReader {
   // Rows [first, first + count) of /stages; throws std::invalid_argument when
   // they are past its end or would not fit in memory (a damaged catalog).
   std::vector<StageRow> stages(std::uint64_t first, std::uint64_t count) const;
-  std::vector<ValidationRow> validation() const;  // empty when the job ran no validation
+  // Empty when the job ran no validation; each row's plan_row is a row of /plans (table_links.hpp).
+  std::vector<ValidationRow> validation() const;
 
+  // /plans and all of /stages, each plan's stages checked to be its own (table_links.hpp).
+  struct PlanTables {
+    std::vector<PlanRow> plans;
+    std::vector<StageRow> stages;
+  };
+  PlanTables plan_tables() const;
   // Every plan with its stages, as the records solve and evaluate print.
   std::vector<search::PlanRecord> plan_records() const;
   // The model and cluster a plan was priced with (/models/<name>, /clusters/<name>).
@@ -38,6 +45,8 @@ class CatalogReader {
   ClusterSpec cluster(const std::string& name) const;
 
  private:
+  std::uint64_t rows_of(const char* table) const;  // the dimension of a row table
+
   std::string path_;
   H5Handle file_;
 };

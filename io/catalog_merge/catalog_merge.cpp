@@ -48,21 +48,12 @@ Part read_part(const std::string& path) {
   part.schema_version = reader.integer_attribute("schema_version");
   part.mpi_ranks = reader.integer_attribute("mpi_ranks");
   if (reader.has_attribute("sweep_points")) part.sweep_points = reader.integer_attribute("sweep_points");
-  const std::vector<PlanRow> rows = reader.plans();
-  const std::vector<StageRow> stages = reader.stages(0, reader.stage_rows());
+  const CatalogReader::PlanTables tables = reader.plan_tables();
+  const std::vector<PlanRow>& rows = tables.plans;
   part.plans.reserve(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const PlanRow& row = rows[i];
-    // Written so that no sum wraps: a damaged offset of 2^64-1 read past the vector (SIGSEGV).
-    if (row.stage_count > stages.size() || row.stage_offset > stages.size() - row.stage_count) {
-      throw std::invalid_argument(path + ": /plans row " + std::to_string(i) + ": stage_offset " +
-                                  std::to_string(row.stage_offset) + " + stage_count " +
-                                  std::to_string(row.stage_count) + " points past the end of /stages (" +
-                                  std::to_string(stages.size()) + " rows)");
-    }
-    PlanEntry entry{row, {stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset),
-                          stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset + row.stage_count)}};
-    part.plans.push_back(std::move(entry));
+  for (const PlanRow& row : rows) {
+    const auto first = tables.stages.begin() + static_cast<std::ptrdiff_t>(row.stage_offset);
+    part.plans.push_back(PlanEntry{row, {first, first + static_cast<std::ptrdiff_t>(row.stage_count)}});
   }
   if (part.plans.empty()) throw std::invalid_argument(path + ": the part catalog has no plans");
   // Each part holds the presets of its own plans: one that lost them (a deleted /clusters) is damaged,

@@ -7,8 +7,11 @@ damage.py IN OUT flip SEED            one byte anywhere in the file flipped (pos
 damage.py IN OUT drop-clusters        the /clusters group deleted
 damage.py IN OUT edit TABLE MEMBER VALUE
                                       MEMBER of the first feasible plan's row (or that plan's first
-                                      stage's) set to VALUE (nan, -1, inf, 0, a text) through HDF5,
-                                      so every checksum still holds; prints the row
+                                      stage's) set to VALUE (nan, -1, inf, 0, a text, or +N: N added
+                                      to the integer stored) through HDF5, so every checksum still
+                                      holds; prints the row and the value stored
+damage.py IN OUT extra-stage          a copy of the last /stages row appended (a stage of no plan);
+                                      prints its row and plan_row
 """
 import random
 import shutil
@@ -57,8 +60,18 @@ elif how == "edit":
         index = plan if table == "plans" else int(f["plans"][plan]["stage_offset"])
         row = f[table][index]
         kind = row.dtype[member].kind
-        row[member] = text.encode() if kind == "S" else (float(text) if kind == "f" else int(text))
+        if text.startswith("+"):
+            row[member] = int(row[member]) + int(text[1:])
+        else:
+            row[member] = text.encode() if kind == "S" else (float(text) if kind == "f" else int(text))
         f[table][index] = row
-    print(index)
+        print(index, row[member].decode() if kind == "S" else row[member])
+elif how == "extra-stage":
+    with h5py.File(target, "r+") as f:
+        stages = f["stages"]
+        last = stages[len(stages) - 1]
+        stages.resize((len(stages) + 1,))
+        stages[len(stages) - 1] = last
+        print(len(stages) - 1, last["plan_row"])
 else:
     sys.exit("damage.py: unknown damage " + how)

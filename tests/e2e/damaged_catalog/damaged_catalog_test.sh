@@ -25,9 +25,11 @@ for table in plans stages; do
 done
 
 damage part-0.h5 bad.h5 offset-past-stages
-expect_one_line_error 2 "bad.h5: /plans row 0: stage_offset 18446744073709551615 + stage_count .* points past the end of /stages" \
+stages_after="is not /stages row 0, the row after the previous plans' stages"
+expect_one_line_error 2 "bad.h5: /plans row 0: stage_offset = 18446744073709551615: $stages_after" \
   "$NESTFAST" merge --out merged.h5 bad.h5 part-1.h5
-expect_one_line_error 2 "bad.h5: /stages: rows 18446744073709551615 + .* are past its" "$NESTFAST" "${query[@]}" bad.h5
+expect_one_line_error 2 "bad.h5: /plans row 0: stage_offset = 18446744073709551615: $stages_after" \
+  "$NESTFAST" "${query[@]}" bad.h5
 
 damage part-0.h5 bad.h5 huge-plans
 expect_one_line_error 2 "bad.h5: reading 17179869184 rows of /plans needs .* of memory available" "$NESTFAST" "${query[@]}" bad.h5
@@ -41,12 +43,15 @@ expect_one_line_error 2 "bad.h5: /plans: rows 0 to .* cannot be read: the file i
 
 # Values edited through HDF5 (the checksums hold): NaN, negative or infinite times, a zero degree
 # or stage count, a kind nobody writes. query and merge printed or merged them with exit 0.
+refused_by_both() {  # TABLE ROW EXPECTED (what follows "/TABLE row ROW: ")
+  expect_one_line_error 2 "bad.h5: /$1 row $2: $3" "$NESTFAST" "${query[@]}" bad.h5
+  expect_one_line_error 2 "bad.h5: /$1 row $2: $3" "$NESTFAST" merge --out merged.h5 bad.h5 part-1.h5
+  [ ! -e merged.h5 ] || fail "a merge refusing /$1 row $2 ($3) left merged.h5"
+}
 edit() {  # TABLE MEMBER VALUE EXPECTED
   local row
-  row=$(damage part-0.h5 bad.h5 edit "$1" "$2" "$3") || fail "editing /$1 $2"
-  expect_one_line_error 2 "bad.h5: /$1 row $row: $2 = $4" "$NESTFAST" "${query[@]}" bad.h5
-  expect_one_line_error 2 "bad.h5: /$1 row $row: $2 = $4" "$NESTFAST" merge --out merged.h5 bad.h5 part-1.h5
-  [ ! -e merged.h5 ] || fail "a merge refusing /$1 $2 = $3 left merged.h5"
+  read -r row _ < <(damage part-0.h5 bad.h5 edit "$1" "$2" "$3") || fail "editing /$1 $2"
+  refused_by_both "$1" "$row" "$2 = $4"
 }
 edit plans iteration_time_s nan "nan: is not a finite value > 0 in a feasible plan"
 edit plans iteration_time_s -1 "-1: is not a finite value > 0 in a feasible plan"
@@ -57,6 +62,20 @@ edit plans kind bogus "\"bogus\": is not a plan kind"
 edit plans framework megatron "\"megatron\": is not a framework"
 edit stages forward_per_microbatch_s -0.5 "-0.5: is not a finite value >= 0"
 edit stages recompute mixed "\"mixed\": is not none, selective or full"
+
+# Values that each keep their rule but break a link between /plans and /stages: a stage pointing
+# at the next plan, a stage count one above the plan's pp * vpp, an offset one row on, a stage out
+# of pipeline order, a stage row that belongs to no plan.
+read -r row value < <(damage part-0.h5 bad.h5 edit stages plan_row +1) || fail "editing /stages plan_row"
+refused_by_both stages "$row" "plan_row = $value: is not /plans row $((value - 1)), whose stages (rows $row to .*) hold it"
+read -r row value < <(damage part-0.h5 bad.h5 edit plans stage_count +1) || fail "editing /plans stage_count"
+refused_by_both plans "$row" "stage_count = $value: is not pp \* vpp = $((value - 1))"
+read -r row value < <(damage part-0.h5 bad.h5 edit plans stage_offset +1) || fail "editing /plans stage_offset"
+refused_by_both plans "$row" "stage_offset = $value: is not /stages row $((value - 1)), the row after the previous"
+read -r row value < <(damage part-0.h5 bad.h5 edit stages stage +1) || fail "editing /stages stage"
+refused_by_both stages "$row" "stage = 1: is not its place 0 among the stages of /plans row"
+read -r row value < <(damage part-0.h5 bad.h5 extra-stage) || fail "appending a stage"
+refused_by_both stages "$row" "plan_row = $value: belongs to no plan (the stages of the .* plans are rows 0 to $((row - 1)) of $((row + 1)))"
 
 # A deleted /clusters group: query answers from the plan rows alone (each holds its HBM), so it must give
 # the intact answer; merge took the group from the other part, and must refuse instead.
