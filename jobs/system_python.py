@@ -31,9 +31,9 @@ def require(modules, script):
     missing = missing_modules(modules)
     if not missing:
         return
-    here = os.path.realpath(sys.executable)
-    system = os.path.realpath(SYSTEM_PYTHON)
-    if here != system and os.access(SYSTEM_PYTHON, os.X_OK) and not os.environ.get("NESTFAST_PYTHON_REEXEC"):
+    # Not a path comparison: a venv's python3 links to /usr/bin/python3 yet
+    # does not see Debian's modules. The probe decides; the variable stops a loop.
+    if os.access(SYSTEM_PYTHON, os.X_OK) and not os.environ.get("NESTFAST_PYTHON_REEXEC"):
         probe = subprocess.run([SYSTEM_PYTHON, "-c", "import " + ", ".join(modules)], capture_output=True)
         if probe.returncode == 0:
             print(f"{os.path.basename(script)}: {sys.executable} lacks {', '.join(missing)}; running under "

@@ -36,6 +36,19 @@ for figure in throughput timeline placement alltoallv; do
   head -c 8 "figures/$figure.png" | od -An -c | grep -c "P   N   G" >/dev/null || fail "figures/$figure.png is not a PNG"
 done
 
+# Under a python3 without Debian's modules first on PATH (here a venv of
+# Debian's own python3, which does not see them) the script runs itself again
+# under /usr/bin/python3 and says so in one line.
+if /usr/bin/python3 -m venv --without-pip venv > /dev/null 2>&1; then
+  PATH="$PWD/venv/bin:$PATH" python3 "$script" tiny.h5 --out from-venv > venv.txt 2> venv.err ||
+    { cat venv.err >&2; fail "plot_catalog.py under a venv's python3 failed"; }
+  [ "$(wc -l < venv.err)" -eq 1 ] && grep -q "lacks h5py.*running under /usr/bin/python3" venv.err ||
+    { cat venv.err >&2; fail "the re-run under /usr/bin/python3 is not said in one line"; }
+  [ -s from-venv/placement.png ] || fail "no figures from the venv run"
+else
+  echo "no venv module: the re-run under /usr/bin/python3 is not checked"
+fi
+
 # Another plan row: the MoE plan (the last NEST row).
 moe_row=$("$python" -c "import h5py; p=h5py.File('tiny.h5')['plans'][()]; print(max(i for i, r in enumerate(p) if r['model'].startswith(b'mixtral') and r['kind'].startswith(b'nest')))")
 "$python" "$script" tiny.h5 --out moe --plan-row "$moe_row" > /dev/null || fail "plot_catalog.py --plan-row $moe_row failed"
