@@ -11,7 +11,10 @@
 # NESTFAST_SLURM_CPUS (CPUs the node declares, default 8 so a 4-task job fits
 # on a 2-core machine), NESTFAST_SLURM_GPUS (GPUs the node declares, default
 # 0: countable GRES without devices, so the GPU sbatch scripts can be tried
-# for their Slurm options; no real GPU is bound). Needs the Debian packages slurm-wlm (or slurmctld
+# for their Slurm options; no real GPU is bound), NESTFAST_SLURM_TASK_PLUGIN
+# (task/none, the default: no CPU binding, any CPU count; task/affinity:
+# tasks really bound to their CPUs, at most as many CPUs as the machine has).
+# Needs the Debian packages slurm-wlm (or slurmctld
 # slurmd slurm-client) and munge. Runs as any user; the daemons run as that user.
 #
 # stop cancels the jobs, then ends the daemons and any slurmstepd they left,
@@ -37,7 +40,7 @@ free_port() {
 }
 
 write_conf() {
-  local dir=$1 host=$2 cpus=$3 user=$4 gpus=$5
+  local dir=$1 host=$2 cpus=$3 user=$4 gpus=$5 task_plugin=$6
   local gres=""
   if [ "$gpus" -gt 0 ]; then
     gres=" Gres=gpu:$gpus"
@@ -63,9 +66,10 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
-# No cgroups (containers, CI): plain process tracking, no task binding.
+# No cgroups (containers, CI): plain process tracking; tasks bound to CPUs
+# only with task/affinity (sched_setaffinity, no cgroups needed).
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=$task_plugin
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
@@ -97,7 +101,16 @@ start() {
   chmod 700 "$dir/munge"
   local host
   host=$(hostname -s)
-  write_conf "$dir" "$host" "${NESTFAST_SLURM_CPUS:-8}" "$(id -un)" "${NESTFAST_SLURM_GPUS:-0}"
+  local task_plugin=${NESTFAST_SLURM_TASK_PLUGIN:-task/none}
+  case "$task_plugin" in
+    task/none) ;;
+    task/affinity)
+      # Binding needs the CPUs to exist.
+      [ "${NESTFAST_SLURM_CPUS:-8}" -le "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" ] ||
+        die "task/affinity: NESTFAST_SLURM_CPUS=${NESTFAST_SLURM_CPUS:-8} is more than the CPUs here" ;;
+    *) die "NESTFAST_SLURM_TASK_PLUGIN: '$task_plugin' is not task/none or task/affinity" ;;
+  esac
+  write_conf "$dir" "$host" "${NESTFAST_SLURM_CPUS:-8}" "$(id -un)" "${NESTFAST_SLURM_GPUS:-0}" "$task_plugin"
 
   # The marker lets stop find every process of this cluster (slurmstepd included).
   export NESTFAST_LOCAL_SLURM=$dir

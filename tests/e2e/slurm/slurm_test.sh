@@ -106,4 +106,48 @@ for file in "${pid_files[@]}"; do pids+=("$(cat "$file")"); done
 for pid in "${pids[@]}"; do ! kill -0 "$pid" 2> /dev/null || fail "daemon $pid still runs after stop"; done
 rm -rf "$cluster_dir"
 cluster_dir=""
+
+# The CPUs a task really gets (sched_getaffinity): a second cluster with
+# task/affinity, declaring the machine's own CPUs so they can be bound. In a
+# job of 2 CPUs per task, srun without --cpus-per-task (Slurm >= 22.05: not
+# passed on from sbatch) binds each task to 1 CPU; with --cpus-per-task or
+# SRUN_CPUS_PER_TASK, as the sbatch scripts now pass it, to 2; two tasks of
+# one CPU get two different CPUs.
+if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ]; then  # nproc obeys OMP_NUM_THREADS
+  cluster_dir=$(mktemp -d "${TMPDIR:-/tmp}/nestfast-slurm-e2e.XXXXXX")
+  NESTFAST_SLURM_DIR=$cluster_dir NESTFAST_SLURM_CPUS=2 NESTFAST_SLURM_TASK_PLUGIN=task/affinity timeout 30 \
+    "$cluster_script" start > affinity.env || fail "local-cluster start with task/affinity failed"
+  source affinity.env
+  cat > binding.sh <<'SH'
+#!/usr/bin/env bash
+probe() {
+  srun "$@" bash -c 'echo "$1 task $SLURM_PROCID cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"' _ "$label"
+}
+label=plain probe --cpu-bind=cores
+label=option probe --cpus-per-task="$SLURM_CPUS_PER_TASK" --cpu-bind=cores
+label=variable SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK probe --cpu-bind=cores
+SH
+  sbatch --parsable -n 1 -c 2 -o binding-2.out binding.sh > /dev/null || fail "sbatch of the binding probe failed"
+  sbatch --parsable -n 2 -c 1 -o binding-1.out binding.sh > /dev/null || fail "sbatch of the binding probe failed"
+  deadline=$((SECONDS + 60))
+  while [ -n "$(squeue -h -o %i)" ]; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "the binding probes did not finish in 60 s"
+    sleep 0.5
+  done
+  cat binding-2.out binding-1.out
+  cpus_of() { sed -n "s/^$2 task $3 cpus=//p" "$1"; }
+  count() { awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' <<< "$1"; }
+  [ "$(count "$(cpus_of binding-2.out plain 0)")" -eq 1 ] ||
+    fail "plain srun in a 2-CPU task got $(cpus_of binding-2.out plain 0), expected 1 CPU (Slurm >= 22.05)"
+  for way in option variable; do
+    [ "$(count "$(cpus_of binding-2.out $way 0)")" -eq 2 ] ||
+      fail "srun with the CPUs per task ($way) got $(cpus_of binding-2.out $way 0), expected 2 CPUs"
+  done
+  first=$(cpus_of binding-1.out option 0) second=$(cpus_of binding-1.out option 1)
+  [ "$(count "$first")" -eq 1 ] && [ "$(count "$second")" -eq 1 ] && [ "$first" != "$second" ] ||
+    fail "two 1-CPU tasks got '$first' and '$second', expected two different CPUs"
+  stop_cluster
+else
+  echo "one CPU: the binding check needs 2 (skipped)"
+fi
 echo "slurm e2e: ok"
