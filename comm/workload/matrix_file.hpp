@@ -52,8 +52,11 @@ MatrixFile parse_matrix_file(std::string_view text, const std::string& source, i
 double parse_matrix_scale(const std::string& text, const std::string& what);
 
 // The most bytes one rank sends or receives: the size nccl-tests'
-// alltoallv_perf reports (and divides by the time for algbw) for an uneven
-// matrix (src/alltoallv.cu at v2.19.6, lines 495-500).
+// alltoallv_perf prints in its size column for a matrix (src/common.cu at
+// v2.19.6, line 938: max(sendBytes, expectedBytes), which alltoallv.cu's
+// AlltoAllvGetCollByteCount sets through AlltoAllvComputeMaxCounts to the
+// busiest rank's, lines 370-398) and
+// divides by the time for algbw (alltoallv.cu, lines 495-500).
 std::uint64_t busiest_rank_bytes(const TrafficMatrix& demand);
 
 }  // namespace nestfast::comm
