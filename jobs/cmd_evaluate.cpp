@@ -125,6 +125,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.framework = parse_framework(options.framework, "--framework");
   execution.attention = search::plan_attention(execution.framework, attention_of(options.pricing), execution.cp);
   execution.overlap = overlap_of(options.pricing);
+  execution.grad_reduce = grad_reduce_of(options.pricing);
   if (options.recompute_layers < 0)
     throw std::invalid_argument("--recompute-layers: " + std::to_string(options.recompute_layers) + " must be >= 0");
   execution.placement = search::parse_placement(options.placement, "--placement");

@@ -79,6 +79,7 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   problem.framework = parse_framework(flags.framework, "--framework");
   problem.attention = attention_of(flags.pricing);
   problem.overlap = overlap_of(flags.pricing);
+  problem.grad_reduce = grad_reduce_of(flags.pricing);
   return problem;
 }
 
@@ -145,7 +146,8 @@ void print_text(const search::SolveProblem& problem, const search::SolveResult& 
   fmt::print("nestfast solve: {} on {} ({} GPUs of {}, {:.1f} GiB HBM), global batch {} x {} tokens\n",
              problem.model.name, problem.cluster.name, problem.gpus, problem.cluster.gpu.name,
              static_cast<double>(problem.cluster.gpu.hbm_bytes) / kGiB, problem.global_batch, seq);
-  fmt::print("priced with {} attention, overlap {}\n\n", to_string(problem.attention), to_string(problem.overlap));
+  fmt::print("priced with {} attention, overlap {}, {} gradients\n\n", to_string(problem.attention),
+             to_string(problem.overlap), to_string(problem.grad_reduce));
   fmt::print("{}", point_text(records));
   if (!result.baselines.empty()) {
     fmt::print("\nBaselines, priced by the same cost model:\n");

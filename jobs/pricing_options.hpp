@@ -1,9 +1,11 @@
 #pragma once
-// --attention flash|unfused and --overlap LIST: how the framework runs what
-// the cost model prices, on every command that prices plans (evaluate,
-// solve; the job file's [search] keys attention and overlap for catalog and
-// run). Defaults are Megatron-Core's with TransformerEngine: fused
-// attention and every overlap its recipes switch on.
+// --attention flash|unfused, --overlap LIST and --grad-reduce fp32|bf16: how
+// the framework runs what the cost model prices, on every command that
+// prices plans (evaluate, solve; the job file's [search] keys attention,
+// overlap and grad_reduce for catalog and run). Defaults are Megatron-Core's
+// with TransformerEngine: fused attention, every overlap its recipes switch
+// on, and gradients kept and reduced in fp32 (bf16's default,
+// arguments.py:1215).
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
@@ -15,12 +17,14 @@ namespace nestfast::jobs {
 struct PricingFlags {
   std::string attention = "flash";
   std::vector<std::string> overlap = {"all"};
+  std::string grad_reduce = "fp32";
 };
 
 void add_pricing_options(CLI::App& command, PricingFlags& flags);
 
-// Throws std::invalid_argument naming --attention or --overlap.
+// Throws std::invalid_argument naming --attention, --overlap or --grad-reduce.
 Attention attention_of(const PricingFlags& flags);
 Overlap overlap_of(const PricingFlags& flags);
+GradReduce grad_reduce_of(const PricingFlags& flags);
 
 }  // namespace nestfast::jobs

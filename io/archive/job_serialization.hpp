@@ -28,7 +28,7 @@ void serialize(Archive& ar, nestfast::Overlap& s, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
   ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.framework& s.allow_fsdp_pp&
-      s.attention& s.overlap& s.top_k& s.baselines;
+      s.attention& s.overlap& s.grad_reduce& s.top_k& s.baselines;
 }
 
 template <class Archive>

@@ -69,6 +69,7 @@ struct PlanRow {
   char framework[kShortChars] = {};  // "megatron-core" or "nest"
   char attention[kShortChars] = {};  // "flash" or "unfused"
   char overlap[kOrderChars] = {};    // the overlaps asked: "all", "none" or "grad,param,tp,p2p,a2a" (some)
+  char grad_reduce[kShortChars] = {};  // "fp32" or "bf16": the gradients' dtype, kept and reduced
   char megatron_args[kArgumentChars] = {};         // exactly what solve/evaluate print for the plan
   char megatron_environment[kEnvironmentChars] = {};  // the environment it needs ("" = none)
   double moe_imbalance = 0;
@@ -138,7 +139,7 @@ struct ValidationRow {
 
 // Rows are written as they lie in memory (a type conversion would break
 // collective I/O on compressed datasets), so they must have no padding.
-static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 16 * 4 + 6 * kShortChars + 2 * kOrderChars + kArgumentChars +
+static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 16 * 4 + 7 * kShortChars + 2 * kOrderChars + kArgumentChars +
                                    kEnvironmentChars + 14 * 8 + 4 * 8);
 static_assert(sizeof(StageRow) == 8 + 8 * 4 + kShortChars + kNameChars + 3 * 8 + 6 * 8);
 static_assert(sizeof(ValidationRow) == 8 + 2 * kShortChars + 8 + 4 * 4 + 8 * 8 + 8);

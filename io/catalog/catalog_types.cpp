@@ -62,6 +62,8 @@ const std::vector<RowField>& plan_fields() {
       NESTFAST_FIELD(PlanRow, overlap, Order, Overlap, "",
                      "communication overlaps asked: all, none or some of grad,param,tp,p2p,a2a; those the plan can "
                      "run are priced and emitted (effective_overlap, query and solve --json: overlap_priced)"),
+      NESTFAST_FIELD(PlanRow, grad_reduce, Short, GradReduce, "",
+                     "gradients kept and reduced in fp32 or bf16 (Megatron-LM's --grad-reduce-in-bf16)"),
       NESTFAST_FIELD(PlanRow, megatron_args, Arguments, Text, "",
                      "the Megatron-LM argument line for the plan, as emitted"),
       NESTFAST_FIELD(PlanRow, megatron_environment, Environment, Text, "",

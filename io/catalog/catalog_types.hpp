@@ -44,6 +44,7 @@ enum class ValueRule {
   Framework,             // search::parse_framework's names, in a plan
   Attention,             // search::parse_attention's names, in a plan
   Overlap,               // search::parse_overlap_text's lists, in a plan
+  GradReduce,            // parse_grad_reduce's names, in a plan
   Placement,             // search::parse_placement's orders, or ""
 };
 

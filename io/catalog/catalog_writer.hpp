@@ -25,7 +25,8 @@ inline constexpr const char* kCatalogFormat = "nestfast-catalog";
 //    pipeline rank and memory), units and meanings as attributes, the GPU's
 //    matmul curve and the network levels in /clusters. CatalogReader refuses
 //    any other version.
-inline constexpr int kCatalogSchemaVersion = 3;
+// 4: /plans keeps the gradients' dtype (grad_reduce, issue 15).
+inline constexpr int kCatalogSchemaVersion = 4;
 
 struct CatalogIdentity {
   std::string job_name;

@@ -50,6 +50,10 @@ struct FromRow {
   template <std::size_t N>
   void operator()(const char (&field)[N], Attention& value) const { value = parse_attention(get_fixed(field), "attention"); }
   template <std::size_t N>
+  void operator()(const char (&field)[N], GradReduce& value) const {
+    value = parse_grad_reduce(get_fixed(field), "grad_reduce");
+  }
+  template <std::size_t N>
   void operator()(const char (&field)[N], Overlap& value) const {
     value = parse_overlap_text(get_fixed(field), "overlap");
   }
@@ -88,6 +92,7 @@ void visit_plan(Row& row, Record& record, Visit&& visit) {
   visit(row.framework, record.framework);
   visit(row.attention, record.attention);
   visit(row.overlap, record.overlap);
+  visit(row.grad_reduce, record.grad_reduce);
   visit(row.megatron_args, record.megatron_args);
   visit(row.megatron_environment, record.megatron_environment);
   visit(row.iteration_time_s, record.iteration_time_s);

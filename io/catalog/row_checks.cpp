@@ -166,6 +166,11 @@ std::string broken(ValueRule rule, const Value& value, bool feasible) {
                      accepted(text, [](const std::string& list) { (void)parse_overlap_text(list, "overlap"); })
                  ? ""
                  : "is not a list of overlaps (all, none or some of grad,param,tp,p2p,a2a)";
+    case ValueRule::GradReduce:
+      return empty_without_plan ||
+                     accepted(text, [](const std::string& name) { (void)parse_grad_reduce(name, "grad_reduce"); })
+                 ? ""
+                 : "is not a gradient dtype nestfast prices (fp32, bf16)";
     case ValueRule::Placement:
       return text.empty() ||
                      accepted(text, [](const std::string& order) { (void)search::parse_placement(order, "placement"); })

@@ -205,7 +205,7 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
                                                  "recompute_layers", "framework", "allow_fsdp_pp", "attention",
-                                                 "overlap", "top_k", "baselines"});
+                                                 "overlap", "grad_reduce", "top_k", "baselines"});
   SearchLimits& search = job.search;
   auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
     if (const auto* node = table->get(key)) {
@@ -244,6 +244,10 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
           parse_overlap({name}, what);
         });
     search.overlap = parse_overlap(names, reader.at(JobReader::line_of(*node), "search.overlap"));
+  }
+  if (const auto* node = table->get("grad_reduce")) {
+    search.grad_reduce = parse_grad_reduce(reader.string_value(*node, "search.grad_reduce"),
+                                           reader.at(JobReader::line_of(*node), "search.grad_reduce"));
   }
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));
   if (const auto* node = table->get("baselines")) {

@@ -44,6 +44,7 @@ struct SearchLimits {
   bool allow_fsdp_pp = false;          // megatron-core: ZeRO-2/3 with pp > 1
   Attention attention = Attention::Flash;  // how every plan is priced (solve's --attention)
   Overlap overlap;                         // ... and its --overlap
+  GradReduce grad_reduce = GradReduce::Fp32;  // ... and its --grad-reduce
   int top_k = 5;                       // alternatives kept per sweep point
   std::vector<std::string> baselines = {"manual", "phaze", "mcmc"};
 };

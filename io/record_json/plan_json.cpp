@@ -145,6 +145,7 @@ nlohmann::json to_json(const search::PlanRecord& record) {
   out["attention"] = to_string(record.attention);
   out["overlap"] = to_string(record.overlap);
   if (!record.overlap_priced.empty()) out["overlap_priced"] = record.overlap_priced;
+  out["grad_reduce"] = to_string(record.grad_reduce);
   out["iteration_time_s"] = record.iteration_time_s;
   out["tokens_per_s"] = record.tokens_per_s;
   out["mfu_pct"] = record.mfu_pct;
@@ -199,6 +200,8 @@ search::PlanRecord plan_record_from_json(const nlohmann::json& object, const std
   record.framework = parsed(reader, object, path, "framework", parse_framework);
   record.attention = parsed(reader, object, path, "attention", parse_attention);
   record.overlap = parsed(reader, object, path, "overlap", parse_overlap_text);
+  // Documents from before the choice existed were priced with fp32 gradients.
+  if (object.contains("grad_reduce")) record.grad_reduce = parsed(reader, object, path, "grad_reduce", parse_grad_reduce);
   if (object.contains("recompute")) record.recompute = text(reader, object, path, "recompute");
   record.iteration_time_s = optional_number(reader, object, path, "iteration_time_s");
   record.tokens_per_s = optional_number(reader, object, path, "tokens_per_s");

@@ -26,12 +26,13 @@ io::PlanEntry unpriced_entry(const PointWork& point, const char* kind, int rank_
 
 io::PlanEntry priced_entry(const PointWork& point, const Execution& plan, const char* kind, int rank_k,
                            double expected_time_s) {
-  // The stored rows carry attention and overlaps, the checkpoint does not: a
-  // point's plans are priced with its problem's (under megatron-core cp > 1
-  // runs fused, plan_attention).
+  // The stored rows carry attention, overlaps and the gradients' dtype, the
+  // checkpoint does not: a point's plans are priced with its problem's (under
+  // megatron-core cp > 1 runs fused, plan_attention).
   Execution priced = plan;
   priced.attention = search::plan_attention(point.problem.framework, point.problem.attention, plan.cp);
   priced.overlap = point.problem.overlap;
+  priced.grad_reduce = point.problem.grad_reduce;
   search::PlanRecord record = search::price_plan_record(point.problem.model, point.problem.cluster, priced, kind, rank_k);
   if (!record.feasible || record.iteration_time_s != expected_time_s) {
     throw std::runtime_error("point " + std::to_string(point.point.id) + " (" + kind + " #" + std::to_string(rank_k) +

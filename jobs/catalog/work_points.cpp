@@ -102,6 +102,7 @@ JobWork build_work(const JobBundle& bundle) {
     if (item.problem.seq_len == 0) item.problem.seq_len = item.problem.model.seq_len;
     item.problem.attention = job.search.attention;
     item.problem.overlap = job.search.overlap;
+    item.problem.grad_reduce = job.search.grad_reduce;
     item.point.seq_len = item.problem.seq_len;
 
     if (const std::string error = search::gpus_error(item.problem); !error.empty()) {

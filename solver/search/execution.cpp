@@ -47,6 +47,8 @@ Overlap effective_overlap(const Execution& plan) {
 
 const char* to_string(Attention attention) { return attention == Attention::Flash ? "flash" : "unfused"; }
 
+const char* to_string(GradReduce dtype) { return dtype == GradReduce::Fp32 ? "fp32" : "bf16"; }
+
 namespace {
 
 struct OverlapName {
@@ -77,6 +79,12 @@ Attention parse_attention(const std::string& text, const std::string& what) {
   if (text == "flash") return Attention::Flash;
   if (text == "unfused") return Attention::Unfused;
   throw std::invalid_argument(what + ": '" + text + "' is not one of flash, unfused");
+}
+
+GradReduce parse_grad_reduce(const std::string& text, const std::string& what) {
+  if (text == "fp32") return GradReduce::Fp32;
+  if (text == "bf16") return GradReduce::Bf16;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of fp32, bf16");
 }
 
 Overlap parse_overlap(const std::vector<std::string>& names, const std::string& what) {

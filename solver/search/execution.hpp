@@ -88,6 +88,15 @@ enum class AllToAllAlgorithm { Fast, Fanout };
 // Megatron-LM's unfused scale-mask-softmax-dropout path of 2021-22.
 enum class Attention { Flash, Unfused };
 
+// The dtype of the gradient buffer the backward accumulates into and the DP
+// collectives reduce. Megatron-LM with bf16 keeps and reduces fp32 gradients
+// unless --grad-reduce-in-bf16 (megatron/training/arguments.py:1213 sets
+// accumulate_allreduce_grads_in_fp32 False; param_and_grad_buffer.py:924
+// then allocates the buffer in the parameters' dtype): half the gradient
+// memory and half the reduce-scatter / all-reduce bytes. A numerics choice,
+// so the user's, never the search's.
+enum class GradReduce { Fp32, Bf16 };
+
 // Which communication runs concurrently with compute, as Megatron-Core's
 // flags switch it on (each is priced as max(0, comm - the compute it hides
 // behind) plus the slowdown of that compute while the two share SMs and HBM:
@@ -147,6 +156,7 @@ struct Execution {
 
   Attention attention = Attention::Flash;
   Overlap overlap;
+  GradReduce grad_reduce = GradReduce::Fp32;
 
   // Innermost first; a permutation of all five dims.
   std::vector<ParallelDim> placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
@@ -174,10 +184,11 @@ const char* to_string(AllToAllAlgorithm algorithm);
 const char* to_string(Optimizer optimizer);
 const char* to_string(Framework framework);  // "megatron-core", "nest"
 const char* to_string(Attention attention);  // "flash", "unfused"
+const char* to_string(GradReduce dtype);     // "fp32", "bf16"
 // "grad,param,tp,p2p,a2a" (the ones on), "all" or "none".
 std::string to_string(const Overlap& overlap);
 // Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout",
-// "megatron-core|nest", "flash|unfused" and the names of the overlaps that
+// "megatron-core|nest", "flash|unfused", "fp32|bf16" and the names of the overlaps that
 // are on (or "all", or "none", alone); throw std::invalid_argument naming `what`.
 Framework parse_framework(const std::string& text, const std::string& what);
 Recompute parse_recompute(const std::string& text, const std::string& what);
@@ -185,6 +196,7 @@ ParallelDim parse_parallel_dim(const std::string& text, const std::string& what)
 Optimizer parse_optimizer(const std::string& text, const std::string& what);
 AllToAllAlgorithm parse_all_to_all(const std::string& text, const std::string& what);
 Attention parse_attention(const std::string& text, const std::string& what);
+GradReduce parse_grad_reduce(const std::string& text, const std::string& what);  // "fp32|bf16"
 Overlap parse_overlap(const std::vector<std::string>& names, const std::string& what);
 // The inverse of to_string(const Overlap&): "all", "none" or "grad,tp".
 Overlap parse_overlap_text(const std::string& text, const std::string& what);

@@ -301,6 +301,9 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
   if (devices > capacity)
     bad("--gpus", std::to_string(devices) + " exceeds the " + std::to_string(capacity) + " devices of cluster '" +
                       cluster.name + "'");
+  if (e.grad_reduce == GradReduce::Bf16 && model.dtype_bytes != 2)
+    bad("--grad-reduce", "bf16 needs a 16-bit model (Megatron reduces in bf16 only under --bf16, arguments.py:1213), "
+                         "model '" + model.name + "' has dtype_bytes " + std::to_string(model.dtype_bytes));
   if (model.heads % e.tp != 0 || model.kv_heads % e.tp != 0)
     bad("--tp", std::to_string(e.tp) + " does not divide heads = " + std::to_string(model.heads) +
                     " and kv_heads = " + std::to_string(model.kv_heads) + " of model '" + model.name + "'");

@@ -336,6 +336,7 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.expert_imbalance = problem.expert_imbalance;
   execution.attention = plan_attention(problem.framework, problem.attention, instance.cp);
   execution.overlap = problem.overlap;
+  execution.grad_reduce = problem.grad_reduce;
   execution.placement.assign(instance.placement.begin(), instance.placement.end());
   execution.framework = problem.framework;
   return execution;

@@ -26,6 +26,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.expert_imbalance = execution.expert_imbalance;
   config.attention = execution.attention;
   config.causal = model.causal;
+  config.grad_reduce_bytes_per_param = grad_bytes_per_param(execution.grad_reduce);
   const Overlap overlap = effective_overlap(execution);
   config.tp_comm_overlap = overlap.tp_comm;
   config.moe_a2a_overlap = overlap.moe_a2a;
@@ -195,8 +196,8 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     set(values, LayerColumn::BackwardCp, i, cp_bw);
     set(values, LayerColumn::BackwardEp, i, ep_bw);
     set(values, LayerColumn::EpOverlapped, i, ep_overlapped);
-    set(values, LayerColumn::GradAllReduce, i, dp_collective(work, kGradReduceBytesPerParam, true));
-    set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, kGradReduceBytesPerParam, false));
+    set(values, LayerColumn::GradAllReduce, i, dp_collective(work, config.grad_reduce_bytes_per_param, true));
+    set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, config.grad_reduce_bytes_per_param, false));
     set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
     set(values, LayerColumn::RecomputeSelective, i, block && !fused ? attention_fw : 0.0);
     set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);

@@ -167,6 +167,9 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   a.add("--make-vocab-size-divisible-by", 1);
   a.add("--attention-backend", plan.attention == Attention::Flash ? "flash" : "unfused");
   if (model.dtype_bytes == 2) a.add("--bf16");
+  // Priced with bf16 gradients (memory_model.hpp): Megatron keeps fp32 ones
+  // under --bf16 unless told (arguments.py:1213).
+  if (model.dtype_bytes == 2 && plan.grad_reduce == GradReduce::Bf16) a.add("--grad-reduce-in-bf16");
 
   if (moe) {
     a.add("--num-experts", model.moe.num_experts);

@@ -66,6 +66,9 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--attention-backend", FlagKind::Choice, "flash|fused|unfused|local|auto",
      "megatron/core/transformer/transformer_config.py:151 (choices: megatron/core/transformer/enums.py:51)"},
     {"--bf16", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:180"},
+    // With --bf16: accumulate_allreduce_grads_in_fp32 False (arguments.py:1213), so the
+    // gradient buffer and its reduce are bf16 (param_and_grad_buffer.py:924).
+    {"--grad-reduce-in-bf16", FlagKind::Switch, "", "megatron/training/arguments.py:3053"},
     // MoE.
     {"--num-experts", FlagKind::Int, "", "megatron/training/arguments.py:3518"},
     {"--moe-ffn-hidden-size", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:740"},

@@ -4,8 +4,10 @@
 
 namespace nestfast {
 
-ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage, Optimizer optimizer) {
-  return param_state_bytes_of(params, group_size, zero_stage, optimizer_state_bytes_per_param(optimizer));
+ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage, Optimizer optimizer,
+                                  GradReduce grads) {
+  return param_state_bytes_of(params, group_size, zero_stage, optimizer_state_bytes_per_param(optimizer),
+                              grad_bytes_per_param(grads));
 }
 
 double stash_depth(int rank, int pp, int vpp, int micro_batches) {

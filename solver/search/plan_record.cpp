@@ -31,6 +31,7 @@ void set_plan_fields(PlanRecord& record, const Execution& execution) {
   record.attention = execution.attention;
   record.overlap = execution.overlap;
   record.overlap_priced = to_string(effective_overlap(execution));
+  record.grad_reduce = execution.grad_reduce;
 }
 
 }  // namespace
@@ -152,6 +153,7 @@ Execution execution_of(const PlanRecord& record) {
   execution.framework = record.framework;
   execution.attention = record.attention;
   execution.overlap = record.overlap;
+  execution.grad_reduce = record.grad_reduce;
   execution.placement = record.placement;
   for (const StageRecord& stage : record.stages) {
     StagePlan plan;

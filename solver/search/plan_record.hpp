@@ -70,6 +70,7 @@ struct PlanRecord {
   Attention attention = Attention::Flash;
   Overlap overlap;             // the overlaps asked for (stored)
   std::string overlap_priced;  // the ones Megatron-LM runs for the plan, so priced (effective_overlap; derived)
+  GradReduce grad_reduce = GradReduce::Fp32;  // the gradients' dtype, kept and reduced
   // What Megatron-LM runs for the plan (solver/search/megatron_args.hpp):
   // the argument line and its environment are stored with the plan, the
   // notes (why framework nest cannot run as priced) are derived again.

@@ -23,7 +23,8 @@ std::string layout_key(const DpInstance& s) {
 std::string table_key(const LayerTableConfig& config) {
   std::string key = join(config.tp, config.cp, config.ep, config.sp ? 1 : 0, config.micro_batch, config.seq_len,
                          static_cast<int>(config.a2a), config.expert_imbalance, static_cast<int>(config.attention), config.causal ? 1 : 0,
-                         config.tp_comm_overlap ? 1 : 0, config.moe_a2a_overlap ? 1 : 0);
+                         config.tp_comm_overlap ? 1 : 0, config.moe_a2a_overlap ? 1 : 0,
+                         config.grad_reduce_bytes_per_param);
   for (const GroupShape* group : {&config.tp_group, &config.cp_group, &config.ep_group, &config.dense_dp_group,
                                   &config.expert_dp_group}) {
     key += '|';
@@ -49,6 +50,7 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.expert_imbalance = problem.expert_imbalance;
   config.attention = plan_attention(problem.framework, problem.attention, instance.cp);
   config.causal = problem.model.causal;
+  config.grad_reduce_bytes_per_param = grad_bytes_per_param(problem.grad_reduce);
   return build_layer_table(problem.model, problem.cluster, config);
 }
 
@@ -87,6 +89,8 @@ double memory_floor(const SolveProblem& problem, const DpInstance& instance, con
   replicas.expert_dp_size = instance.cp * instance.dp / instance.ep;
   replicas.zero_stage = instance.zero_stage;
   replicas.state_bytes_per_param = optimizer_state_bytes_per_param(problem.optimizer);
+  replicas.grad_bytes_per_param = grad_bytes_per_param(problem.grad_reduce);
+  replicas.step_grad_copy_bytes_per_param = step_grad_copy_bytes_per_param(problem.grad_reduce);
   const int last = table.layers() - 1;
   StageFootprint dense_share;
   dense_share.dense_params = table.sum(LayerColumn::DenseParams, 0, last) / instance.pp;

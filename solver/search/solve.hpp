@@ -57,6 +57,7 @@ struct SolveProblem {
   // (plan_attention).
   Attention attention = Attention::Flash;
   Overlap overlap;  // the overlaps every plan is priced with (as far as effective_overlap lets it run them)
+  GradReduce grad_reduce = GradReduce::Fp32;  // the gradients' dtype every plan keeps and reduces
 };
 
 // The attention a plan with context-parallel degree `cp` runs when `asked`

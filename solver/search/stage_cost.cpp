@@ -12,6 +12,8 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   context.expert_dp_size = execution.expert_dp_size();
   context.zero_stage = execution.zero_stage;
   context.state_bytes_per_param = optimizer_state_bytes_per_param(execution.optimizer);
+  context.grad_bytes_per_param = grad_bytes_per_param(execution.grad_reduce);
+  context.step_grad_copy_bytes_per_param = step_grad_copy_bytes_per_param(execution.grad_reduce);
   context.step_bytes_per_param =
       execution.optimizer == Optimizer::Adam ? kAdamStepBytesPerParam : kSgdStepBytesPerParam;
   context.hbm_step_Bps = cluster.gpu.hbm_bandwidth_Bps * cluster.gpu.hbm_efficiency;

@@ -25,6 +25,8 @@ struct ReplicaContext {
   int expert_dp_size = 1;
   int zero_stage = 0;
   double state_bytes_per_param = kAdamStateBytesPerParam;  // optimizer state
+  double grad_bytes_per_param = 4;            // gradient buffer, and what the DP collectives reduce
+  double step_grad_copy_bytes_per_param = 0;  // the optimizer's fp32 copy of bf16 gradients, at the step
   double step_bytes_per_param = kAdamStepBytesPerParam;    // HBM traffic of the optimizer step
   double hbm_step_Bps = 1;  // hbm_bandwidth_Bps * hbm_efficiency
   bool grad_overlap = false;   // Overlap::grad_reduce: per-layer buckets behind the backward
@@ -87,7 +89,10 @@ struct StageMemory {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;  // stash of the in-flight micro-batches
-  double working_bytes = 0;      // transient peak + runtime reserve
+  // Transient peak + runtime reserve: the largest layer's working set beside
+  // the stash, or, when more, at the optimizer step (no stash then) the fp32
+  // copy of the bf16 gradients the rank owns.
+  double working_bytes = 0;
 
   NESTFAST_HD double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + working_bytes;
@@ -189,25 +194,34 @@ NESTFAST_HD inline StageFootprint stage_footprint(const LayerTableView& table, i
 
 NESTFAST_HD inline StageMemory stage_memory(const ReplicaContext& replicas, const StageFootprint& footprint,
                                             double stash_microbatches) {
-  const ParamStateBytes dense = param_state_bytes_of(footprint.dense_params, replicas.dense_dp_size,
-                                                     replicas.zero_stage, replicas.state_bytes_per_param);
-  const ParamStateBytes expert = param_state_bytes_of(footprint.expert_params, replicas.expert_dp_size,
-                                                      replicas.zero_stage, replicas.state_bytes_per_param);
+  const ParamStateBytes dense =
+      param_state_bytes_of(footprint.dense_params, replicas.dense_dp_size, replicas.zero_stage,
+                           replicas.state_bytes_per_param, replicas.grad_bytes_per_param);
+  const ParamStateBytes expert =
+      param_state_bytes_of(footprint.expert_params, replicas.expert_dp_size, replicas.zero_stage,
+                           replicas.state_bytes_per_param, replicas.grad_bytes_per_param);
   StageMemory memory;
   memory.weights_bytes = dense.weights + expert.weights;
   memory.gradients_bytes = dense.gradients + expert.gradients;
   memory.optimizer_bytes = dense.optimizer + expert.optimizer;
   memory.activations_bytes = stash_microbatches * footprint.stash_bytes_per_microbatch;
-  memory.working_bytes = footprint.working_bytes + kRuntimeReserveBytes;
+  // The step's gradient copy covers what the rank's optimizer owns (its
+  // shard under the distributed optimizer, everything without it).
+  const bool sharded = replicas.zero_stage >= 1;
+  const double owned = footprint.dense_params / (sharded ? replicas.dense_dp_size : 1) +
+                       footprint.expert_params / (sharded ? replicas.expert_dp_size : 1);
+  const double step_copy = owned * replicas.step_grad_copy_bytes_per_param - memory.activations_bytes;
+  memory.working_bytes = (footprint.working_bytes > step_copy ? footprint.working_bytes : step_copy) +
+                         kRuntimeReserveBytes;
   return memory;
 }
 
 // Gradient sync of one dp group: all-reduce, or reduce-scatter (+ the
 // all-gather of the updated weights under ZeRO-1/2; ZeRO-3 gathers them per
-// micro-batch instead).
-NESTFAST_HD inline double group_sync(const FlatGroup& group, int zero_stage, double params) {
-  if (zero_stage == 0) return group_all_reduce_seconds(group, params * kGradReduceBytesPerParam);
-  const double scatter = group_half_seconds(group, params * kGradReduceBytesPerParam);
+// micro-batch instead), of gradients of `grad_bytes` per parameter.
+NESTFAST_HD inline double group_sync(const FlatGroup& group, int zero_stage, double params, double grad_bytes) {
+  if (zero_stage == 0) return group_all_reduce_seconds(group, params * grad_bytes);
+  const double scatter = group_half_seconds(group, params * grad_bytes);
   if (zero_stage == 3) return scatter;
   return scatter + group_half_seconds(group, params * kWeightBytesPerParam);
 }
@@ -227,8 +241,8 @@ NESTFAST_HD inline SyncTime sync_time(const ReplicaContext& replicas, const Stag
   const int zero = replicas.zero_stage;
   SyncTime time;
   if (!replicas.grad_overlap) {
-    time.dp_sync_s = group_sync(replicas.dense_dp_group, zero, dense_params) +
-                     group_sync(replicas.expert_dp_group, zero, expert_params);
+    time.dp_sync_s = group_sync(replicas.dense_dp_group, zero, dense_params, replicas.grad_bytes_per_param) +
+                     group_sync(replicas.expert_dp_group, zero, expert_params, replicas.grad_bytes_per_param);
   } else {
     if (zero == 0) {
       time.dp_sync_s = footprint.grad_all_reduce_first_s + footprint.grad_all_reduce_rest_s;

@@ -99,6 +99,7 @@ struct Source {
   int zero = 0;
   Overlap overlap;
   std::optional<Overlap> overlap_pp1;
+  GradReduce grad_reduce = GradReduce::Fp32;
   MlpKind mlp = MlpKind::Gelu;
   bool tied_embeddings = false;
   bool dropout = true;
@@ -137,6 +138,7 @@ std::vector<Source> read_sources(const std::string& path) {
     source.zero = entry["zero"].value_or(0);
     source.overlap = overlap_of(*entry["overlap"].as_array());
     if (const auto* pp1 = entry["overlap_pp1"].as_array()) source.overlap_pp1 = overlap_of(*pp1);
+    source.grad_reduce = parse_grad_reduce(entry["grad_reduce"].value_or(std::string("fp32")), "sources.toml grad_reduce");
     source.mlp = entry["mlp"].value_or(std::string("gelu")) == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
     source.tied_embeddings = entry["tied_embeddings"].value_or(false);
     source.dropout = entry["dropout"].value_or(true);
@@ -233,6 +235,7 @@ Priced price(const PublishedRun& run, const Source& source, const ModelSpec& mod
   base.zero_stage = source.zero;
   base.attention = source.attention;
   base.overlap = base.pp == 1 && source.overlap_pp1 ? *source.overlap_pp1 : source.overlap;
+  base.grad_reduce = source.grad_reduce;
   EXPECT_EQ(base.devices(), run.integer("gpus")) << run.file << ":" << run.line;
 
   std::vector<int> micro_batches, vpps;

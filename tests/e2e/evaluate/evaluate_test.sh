@@ -83,6 +83,21 @@ slower=$("$NESTFAST" evaluate "${gpt3[@]}" --recompute full --attention unfused 
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["overlap"] == "none"; print(d["iteration_time_s"])')
 python3 -c "import json; d = json.load(open('$TEST_TMPDIR/plan.json')); assert d['iteration_time_s'] < $slower, ($slower, d['iteration_time_s'])"
 
+# ... bf16 gradients (--grad-reduce-in-bf16): half the gradient bytes, a faster DP sync, the
+#     flag in the line, and the plan file prices the same again.
+"$NESTFAST" evaluate "${gpt3[@]}" --recompute full --grad-reduce bf16 --json > "$TEST_TMPDIR/bf16.json"
+python3 - "$TEST_TMPDIR/plan.json" "$TEST_TMPDIR/bf16.json" <<'PY'
+import json, sys
+fp32, bf16 = (json.load(open(path)) for path in sys.argv[1:])
+assert fp32["grad_reduce"] == "fp32" and bf16["grad_reduce"] == "bf16", (fp32["grad_reduce"], bf16["grad_reduce"])
+assert "--grad-reduce-in-bf16" in bf16["megatron_args"] and "--grad-reduce-in-bf16" not in fp32["megatron_args"]
+for a, b in zip(fp32["stages"], bf16["stages"]):
+    assert b["gradients_bytes"] * 2 == a["gradients_bytes"], (a["gradients_bytes"], b["gradients_bytes"])
+assert bf16["breakdown"]["dp_sync_s"] < fp32["breakdown"]["dp_sync_s"], (fp32["breakdown"], bf16["breakdown"])
+PY
+"$NESTFAST" evaluate --plan "$TEST_TMPDIR/bf16.json" --json |
+  python3 -c "import json,sys; d=json.load(sys.stdin); e=json.load(open('$TEST_TMPDIR/bf16.json')); assert d['grad_reduce'] == 'bf16' and d['iteration_time_s'] == e['iteration_time_s'], (d['iteration_time_s'], e['iteration_time_s'])"
+
 # ... Megatron's uneven first / last stage: 11 blocks on the first and the last of 4 ranks,
 #     the 26 others split 13 / 13 (the line carries them as a layout).
 "$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 32 --tp 8 --pp 4 --gbs 8 \
@@ -133,4 +148,5 @@ expect_bad "bandwidth_GBps" --model gpt3-175b --cluster "$TEST_TMPDIR/zero-bandw
 expect_bad "--attention" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --attention fused
 expect_bad "--overlap" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --overlap grad,dp
 expect_bad "--overlap" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --overlap all,grad
+expect_bad "--grad-reduce" "${base[@]}" --gpus 1024 --tp 8 --pp 16 --grad-reduce fp16
 echo "evaluate e2e: ok"

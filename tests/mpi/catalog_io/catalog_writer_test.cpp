@@ -61,6 +61,7 @@ PlanEntry plan_for(int point, int stages) {
   set_fixed(row.framework, "nest");
   set_fixed(row.attention, "flash");
   set_fixed(row.overlap, "all");
+  set_fixed(row.grad_reduce, "fp32");
   row.moe_imbalance = 1;
   row.iteration_time_s = 1.5 + point;
   row.tokens_per_s = 8 * 1024 / row.iteration_time_s;

@@ -98,10 +98,18 @@ TEST(JobFile, SyntaxErrorsNameTheLine) {
 TEST(JobFile, UnknownKeysAreErrorsWithTheirLine) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\ntensor_parallel = [2]\n"),
             "job.toml:7: search.tensor_parallel: unknown key (allowed: tp, pp, ep, cp, sp, mbs, zero, vpp, recompute, "
-            "recompute_layers, framework, allow_fsdp_pp, attention, overlap, top_k, baselines)");
+            "recompute_layers, framework, allow_fsdp_pp, attention, overlap, grad_reduce, top_k, baselines)");
   EXPECT_NE(error_of(std::string(kMinimalSweep) + "[bogus]\n").find("job.toml:6: bogus: unknown key"), std::string::npos);
   EXPECT_NE(error_of(std::string("[[sweep]]\nmodels = \"m\"\n")).find("job.toml:2: sweep[0].models: unknown key"),
             std::string::npos);
+}
+
+TEST(JobFile, GradReduceIsTheSearchsGradientDtype) {
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep), "job.toml").search.grad_reduce, GradReduce::Fp32);
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep) + "[search]\ngrad_reduce = \"bf16\"\n", "job.toml").search.grad_reduce,
+            GradReduce::Bf16);
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\ngrad_reduce = \"fp16\"\n"),
+            "job.toml:7: search.grad_reduce: 'fp16' is not one of fp32, bf16");
 }
 
 TEST(JobFile, WrongTypesAndImpossibleValues) {

@@ -44,6 +44,7 @@ PlanRow feasible_plan() {
   set_fixed(row.a2a, "fast");
   set_fixed(row.framework, "megatron-core");
   set_fixed(row.attention, "flash");
+  set_fixed(row.grad_reduce, "fp32");
   set_fixed(row.overlap, "all");
   set_fixed(row.megatron_args, "--tensor-model-parallel-size 8");
   row.iteration_time_s = 1.5;
@@ -118,6 +119,9 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   row = feasible_plan();
   set_fixed(row.overlap, "grad,bogus");
   EXPECT_NE(plan_refusal(row).find("overlap = \"grad,bogus\": is not a list of overlaps"), std::string::npos);
+  row = feasible_plan();
+  set_fixed(row.grad_reduce, "fp16");
+  EXPECT_NE(plan_refusal(row).find("grad_reduce = \"fp16\": is not a gradient dtype"), std::string::npos);
   row = feasible_plan();
   row.zero_stage = 4;
   EXPECT_NE(plan_refusal(row).find("zero_stage = 4"), std::string::npos);

@@ -120,6 +120,63 @@ TEST(PlanCost, ZeroStagesShardStateOverTheDataParallelGroup) {
   EXPECT_NEAR(memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes, params * 18 / 8, 1.0);
 }
 
+// --grad-reduce-in-bf16: the gradient buffer and the DP reduce in bf16 (2 B
+// per parameter instead of 4), and at the optimizer step, when no stash is
+// held, an fp32 copy of the gradients the rank owns (4 B per owned
+// parameter). Hand-computed on one replica group of 8, ZeRO-1.
+TEST(PlanCost, BfloatGradientsHalveTheBufferAndTheReduce) {
+  const ModelSpec model = test::gpt_model(16, 4096, 32);
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution fp32 = plan(1, 1, 8, 64, 1);
+  fp32.zero_stage = 1;
+  fp32.overlap = Overlap::none();  // one reduce-scatter of the whole buffer after the backward
+  Execution bf16 = fp32;
+  bf16.grad_reduce = GradReduce::Bf16;
+  const PlanCost a = evaluate_plan(model, cluster, fp32);
+  const PlanCost b = evaluate_plan(model, cluster, bf16);
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, fp32, compute_layout(cluster, fp32)));
+  const double params = table.sum(LayerColumn::DenseParams, 0, model.num_layers + 1) - table.tied_head_params();
+  const StageMemory& ma = a.ranks[0].memory;
+  const StageMemory& mb = b.ranks[0].memory;
+  EXPECT_NEAR(ma.gradients_bytes, 4 * params, 1.0);
+  EXPECT_NEAR(mb.gradients_bytes, 2 * params, 1.0);
+  EXPECT_NEAR(mb.weights_bytes, ma.weights_bytes, 1.0);
+  EXPECT_NEAR(mb.optimizer_bytes, 12 * params / 8, 1.0);
+  // The step's copy (4 x params / 8) against the stash beside the largest
+  // layer's working set: the working term is whichever peak is higher.
+  const double step_copy = 4 * params / 8 - mb.activations_bytes;
+  EXPECT_NEAR(mb.working_bytes, std::max(ma.working_bytes - kRuntimeReserveBytes, step_copy) + kRuntimeReserveBytes, 1.0);
+  // The reduce-scatter moves half the bytes; the weight all-gather (bf16 in
+  // both) and the empty expert group's latency are the same in both.
+  const FlatGroup group = flat_group(cluster, compute_layout(cluster, fp32).dense_dp_group);
+  EXPECT_NEAR(a.ranks[0].sync.dp_sync_s - b.ranks[0].sync.dp_sync_s,
+              group_half_seconds(group, params * 4) - group_half_seconds(group, params * 2), 1e-12);
+  EXPECT_GT(group_half_seconds(group, params * 4), 1.9 * group_half_seconds(group, params * 2));
+  EXPECT_LT(b.iteration_time_s, a.iteration_time_s);
+}
+
+// A plan with few parameters' stash is bounded by the step's fp32 copy.
+TEST(PlanCost, BfloatGradientsStepCopyCountsWhenTheStashIsSmaller) {
+  ReplicaContext replicas;
+  replicas.dense_dp_size = 4;
+  replicas.zero_stage = 1;
+  replicas.grad_bytes_per_param = grad_bytes_per_param(GradReduce::Bf16);
+  replicas.step_grad_copy_bytes_per_param = step_grad_copy_bytes_per_param(GradReduce::Bf16);
+  StageFootprint footprint;
+  footprint.dense_params = 1e9;
+  footprint.stash_bytes_per_microbatch = 0.25e9;
+  footprint.working_bytes = 0.1e9;
+  const StageMemory memory = stage_memory(replicas, footprint, 2);  // stash 0.5 GB, owned copy 1 GB
+  EXPECT_DOUBLE_EQ(memory.gradients_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(memory.optimizer_bytes, 3e9);
+  EXPECT_DOUBLE_EQ(memory.activations_bytes, 0.5e9);
+  EXPECT_DOUBLE_EQ(memory.working_bytes, 0.5e9 + kRuntimeReserveBytes);
+  EXPECT_DOUBLE_EQ(memory.total_bytes(), 2e9 + 2e9 + 3e9 + 1e9 + kRuntimeReserveBytes);
+  EXPECT_EQ(parse_grad_reduce("bf16", "x"), GradReduce::Bf16);
+  EXPECT_STREQ(to_string(GradReduce::Fp32), "fp32");
+  EXPECT_THROW(parse_grad_reduce("fp16", "--grad-reduce"), std::invalid_argument);
+}
+
 TEST(PlanCost, InterleavingShrinksTheBubble) {
   const ModelSpec model = test::gpt_model(16, 4096, 32);
   const ClusterSpec cluster = test::a100_cluster();

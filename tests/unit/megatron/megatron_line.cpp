@@ -295,6 +295,7 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.overlap.p2p = !line.has("--no-overlap-p2p-communication");
   plan.overlap.moe_a2a = line.has("--overlap-moe-expert-parallel-comm");
   plan.optimizer = line.text("--optimizer", "adam") == "sgd" ? Optimizer::Sgd : Optimizer::Adam;
+  plan.grad_reduce = line.has("--grad-reduce-in-bf16") ? GradReduce::Bf16 : GradReduce::Fp32;
   const bool sharded = plan.dp * plan.cp > 1;
   plan.zero_stage = !sharded ? 0
                     : line.has("--use-megatron-fsdp")

@@ -180,6 +180,12 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--moe-token-dispatcher-type alltoall"));
   moe.stages.front().recompute = Recompute::Full;
   EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+
+  // bf16 gradients exactly when priced so (Megatron keeps fp32 ones under --bf16 unless told).
+  EXPECT_FALSE(has(search::megatron_arguments(llama, plan).arguments, "--grad-reduce-in-bf16"));
+  plan.grad_reduce = GradReduce::Bf16;
+  line = search::megatron_arguments(llama, plan).arguments;
+  EXPECT_TRUE(has(line, "--bf16 --grad-reduce-in-bf16")) << line;
 }
 
 }  // namespace
