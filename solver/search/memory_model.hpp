@@ -59,7 +59,7 @@ struct ParamStateBytes {
 };
 
 // The same with the optimizer given by its state bytes per parameter and the
-// gradients by theirs (header-only: the gpu/ DP batch computes it too).
+// gradients by theirs.
 NESTFAST_HD inline ParamStateBytes param_state_bytes_of(double params, int group_size, int zero_stage,
                                                         double state_bytes_per_param, double grad_bytes) {
   const double d = group_size;
