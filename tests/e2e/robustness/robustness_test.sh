@@ -40,10 +40,16 @@ expect_one_line_error 2 "more than 1125899906842624 bytes" "$NESTFAST" a2a bench
 expect_one_line_error 2 "more than 1125899906842624 bytes" "$NESTFAST" a2a bench --sizes 9223372036854775808
 [ ! -s out.txt ] || { cat out.txt >&2; fail "a2a bench printed its table before refusing the sizes"; }
 # Buffers larger than the memory this process may use (ulimit -v): named with the limit, not std::bad_alloc.
-rc=0
-(ulimit -v 2097152; timeout 60 "$NESTFAST" a2a bench --sizes 3G --iters 1 --warmup 0 >out.txt 2>err.txt) || rc=$?
-[ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a2a bench --sizes 3G under a 2 GiB limit: exit $rc"; }
-grep -q "of memory available" err.txt || { cat err.txt >&2; fail "a2a bench --sizes 3G: the limit is not named"; }
+# An ASan build (the debug preset) cannot start under any ulimit -v: it reserves about 16 TiB of
+# address space for its shadow memory first. The release suite checks this case.
+if grep -qa __asan_init "$NESTFAST"; then
+  echo "note: a2a bench under ulimit -v not checked: $NESTFAST is an ASan build"
+else
+  rc=0
+  (ulimit -v 2097152; timeout 60 "$NESTFAST" a2a bench --sizes 3G --iters 1 --warmup 0 >out.txt 2>err.txt) || rc=$?
+  [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a2a bench --sizes 3G under a 2 GiB limit: exit $rc"; }
+  grep -q "of memory available" err.txt || { cat err.txt >&2; fail "a2a bench --sizes 3G: the limit is not named"; }
+fi
 
 # MPMD launches whose ranks disagree on an option that shapes the collectives: one line, no hang.
 bench=(a2a bench --iters 2 --warmup 0)
