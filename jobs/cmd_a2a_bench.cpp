@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -34,6 +35,7 @@
 #include "io/record_json/alltoallv_json.hpp"
 #include "jobs/cli_context.hpp"
 #include "jobs/cli_lists.hpp"
+#include "jobs/traffic_price.hpp"
 #include "jobs/workload_input.hpp"
 #include "nestfast_version.hpp"
 
@@ -78,30 +80,30 @@ std::string fixed_or_dash(bool known, double value, const char* format) {
 }
 
 // One OSU-style row; lb and eff are "-" where there is no bound or an
-// iteration beat it (efficiency_pct NaN).
+// iteration beat it (efficiency_pct NaN), pred where there is no --cluster.
 void print_row(const comm::ValidationResult& row) {
   const std::string wrong = row.validated ? std::to_string(row.wrong_bytes) : "-";
   const std::string algo = row.algo == "auto" ? "auto:" + row.picked : row.algo;
   const bool bounded = row.lower_bound_us > 0;
-  std::printf("%-12llu %16.2f %16.2f %16.2f %10d %12.3f %12.3f %8s %12s %7s %7d  %s\n",
+  std::printf("%-12llu %16.2f %16.2f %16.2f %10d %12.3f %12.3f %8s %12s %7s %7d %12s  %s\n",
               static_cast<unsigned long long>(row.bytes_per_rank), row.time_avg_us, row.time_min_us, row.time_max_us,
               row.iterations, row.algbw_GBps, row.busbw_GBps, wrong.c_str(),
               fixed_or_dash(bounded, row.lower_bound_us, "{:.2f}").c_str(),
               fixed_or_dash(bounded && std::isfinite(row.efficiency_pct), row.efficiency_pct, "{:.1f}").c_str(),
-              row.stages, algo.c_str());
+              row.stages, fixed_or_dash(row.predicted_us > 0, row.predicted_us, "{:.2f}").c_str(), algo.c_str());
   std::fflush(stdout);
 }
 
 // The rates the bound rests on: --nic-GBps (per NIC), else the --cluster
 // preset's per-GPU rates; none declared: no bound.
-comm::LinkRates declared_rates(const BenchOptions& options, const comm::ServerMap& map, std::string& source) {
+comm::LinkRates declared_rates(const BenchOptions& options, const std::optional<ClusterSpec>& cluster,
+                               const comm::ServerMap& map, std::string& source) {
   comm::LinkRates rates;
-  if (!options.cluster.empty()) {
-    const ClusterSpec cluster = io::load_cluster(options.cluster);
-    const double gpu_nic = cluster.levels.size() > 1 ? cluster.levels[1].bandwidth_Bps : 0;
-    const double gpu_scaleup = cluster.levels.empty() ? 0 : cluster.levels.front().bandwidth_Bps;
+  if (cluster) {
+    const double gpu_nic = cluster->levels.size() > 1 ? cluster->levels[1].bandwidth_Bps : 0;
+    const double gpu_scaleup = cluster->levels.empty() ? 0 : cluster->levels.front().bandwidth_Bps;
     rates = comm::rates_from_gpu(gpu_nic, gpu_scaleup, map);
-    source = "cluster " + cluster.name;
+    source = "cluster " + cluster->name;
   }
   if (options.nic_GBps > 0) {
     rates.nic_Bps = options.nic_GBps * 1e9;
@@ -201,7 +203,9 @@ int run_bench(const BenchOptions& options) {
     }
   }
   std::string rates_source;
-  const comm::LinkRates rates = declared_rates(options, topology.map(), rates_source);
+  std::optional<ClusterSpec> cluster;
+  if (!options.cluster.empty()) cluster = io::load_cluster(options.cluster);
+  const comm::LinkRates rates = declared_rates(options, cluster, topology.map(), rates_source);
   comm::BandwidthProbe probe;
   if (options.probe) probe = comm::probe_rank_bandwidth(topology);
   // fast's alpha: its measured per-stage cost at the declared NIC rate (without a rate, stages count as free).
@@ -257,6 +261,11 @@ int run_bench(const BenchOptions& options) {
     std::printf("# #wrong: bytes wrong after one checked exchange (splitmix64 words)%s\n",
                 options.no_check ? "; not checked (--no-check)" : "");
     if (!auto_note.empty()) std::printf("# auto: %s\n", auto_note.c_str());
+    if (cluster) {
+      std::printf("# pred(us): the solver's price of fast on this traffic, the servers read as cluster %s "
+                  "(as nestfast run's validation predicts)\n",
+                  cluster->name.c_str());
+    }
     if (options.device) {
       std::printf("# device buffers (%s): every algorithm staged through pinned host memory, copies timed\n",
                   gpu::backend_name().c_str());
@@ -266,9 +275,9 @@ int run_bench(const BenchOptions& options) {
                   "#       MPI_Alltoallv (mpi) spin-waits, the other algorithms yield the core while they wait\n",
                   node_ranks, cores);
     }
-    std::printf("# %-10s %16s %16s %16s %10s %12s %12s %8s %12s %7s %7s  %s\n", "Size", "Avg Latency(us)",
+    std::printf("# %-10s %16s %16s %16s %10s %12s %12s %8s %12s %7s %7s %12s  %s\n", "Size", "Avg Latency(us)",
                 "Min Latency(us)", "Max Latency(us)", "Iterations", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "lb(us)",
-                "eff%", "stages", "algo");
+                "eff%", "stages", "pred(us)", "algo");
     std::fflush(stdout);
   }
 
@@ -295,8 +304,10 @@ int run_bench(const BenchOptions& options) {
       // comm/exec refuses bad input on every rank alike (disagreeing counts, counts_exchange.hpp).
       throw comm::AgreedError(kExitBadInput, error.what());
     }
+    const double predicted_s = cluster ? fast_price_s(*cluster, demand, map) : 0.0;
     for (const comm::Measurement& run : point.runs) {
-      const comm::ValidationResult row = comm::alltoallv_result(topology, point, run);
+      comm::ValidationResult row = comm::alltoallv_result(topology, point, run);
+      row.predicted_us = predicted_s * 1e6;
       if (root) print_row(row);
       if (row.bound_violated) violations.push_back(run.algo);
       rows.push_back(io::to_json(row, false));
@@ -362,7 +373,7 @@ void register_a2a_bench(CLI::App& a2a, CliContext& context) {
                       "Line rate of one NIC, GB/s per direction: the lower bound rests on it (0: none declared)")
       ->capture_default_str()->check(CLI::NonNegativeNumber)->envname("NESTFAST_NIC_GBPS");
   command->add_option("--cluster", options->cluster,
-                      "Cluster preset whose link rates the lower bound rests on (per GPU: NIC = level 1, scale-up = level 0)");
+                      "Cluster preset whose link rates the lower bound rests on (per GPU: NIC = level 1, scale-up = level 0), and on which pred(us) prices fast");
   command->add_flag("--probe", options->probe,
                     "Also measure and print what each rank's links carry when all ranks stream at once (not a bound)");
   command->add_option("--seed", options->seed, "Seed of the workload and of the validation words")->check(kUnsigned64)

@@ -60,13 +60,10 @@ void check_settings(const ValidationSettings& settings) {
 }
 
 ValidationResult result_row(const ValidationRequest& request, const ServerTopology& topology,
-                            const PointResult& point, const Measurement& run) {
+                            const PointResult& point, const Measurement& run, double predicted_s) {
   ValidationResult row = alltoallv_result(topology, point, run);
   row.plan_row = request.plan_row;
-  if (request.predicted_bytes_per_rank > 0) {
-    row.predicted_us = request.predicted_s * 1e6 * static_cast<double>(point.bytes_per_rank) /
-                       static_cast<double>(request.predicted_bytes_per_rank);
-  }
+  row.predicted_us = predicted_s * 1e6;
   return row;
 }
 
@@ -85,7 +82,8 @@ double skew_exponent(const std::string& skew, const std::string& what) {
 }
 
 std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
-                                             const std::vector<ValidationRequest>& requests) {
+                                             const std::vector<ValidationRequest>& requests,
+                                             const TrafficPrice& price) {
   std::vector<ValidationResult> rows;
   if (!settings.enabled) return rows;
   check_settings(settings);
@@ -114,7 +112,8 @@ std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSett
       const TrafficMatrix demand = request_traffic(request, settings, topology.ranks(), size);
       const PointResult point =
           measure_point(topology, demand, size, settings.algos, algorithm_settings, options, rates);
-      for (const Measurement& run : point.runs) rows.push_back(result_row(request, topology, point, run));
+      const double predicted_s = price ? price(request, demand, topology.map()) : 0.0;
+      for (const Measurement& run : point.runs) rows.push_back(result_row(request, topology, point, run, predicted_s));
     }
   }
   return rows;

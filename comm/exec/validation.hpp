@@ -7,8 +7,12 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "comm/plan/server_map.hpp"
+#include "comm/plan/traffic_matrix.hpp"
 
 namespace nestfast::comm {
 
@@ -40,8 +44,7 @@ struct ValidationRequest {
   int ep = 1;                   // expert-parallel degree of the plan
   int experts = 0;              // experts per MoE layer (0 for dense plans run with validate.all)
   int top_k = 1;
-  double predicted_s = 0;       // the solver's predicted time for one such all-to-all
-  std::uint64_t predicted_bytes_per_rank = 0;  // the size the prediction is for
+  std::string cluster;          // the plan's cluster, as the job names it (for the caller's TrafficPrice)
   // The link rates the plan's cluster declares, per GPU and direction (bytes/s):
   // across servers and inside one. The lower bound rests on them.
   double gpu_nic_Bps = 0;
@@ -68,20 +71,28 @@ struct ValidationResult {
   double efficiency_pct = 0;     // 100 * lower_bound_us / time_avg_us in (0, 100]; NaN where unknown (no bound,
                                  // or an iteration beat it: the declared rates are below the real ones)
   bool bound_violated = false;   // an iteration was faster than lower_bound_us
-  double predicted_us = 0;       // the solver's prediction scaled to bytes_per_rank (0: none given)
+  double predicted_us = 0;       // the solver's price of the traffic that ran (TrafficPrice; 0: none)
   std::uint64_t wrong_bytes = 0; // bytes that arrived wrong
   bool validated = false;        // the bytes were checked
   std::string first_bad;         // "(src s, dst d, offset o), ..." for the first wrong bytes, "" if none
 };
+
+// The prediction a validated all-to-all is set against: seconds for `demand`
+// as it runs on `map` for `request`'s plan (0: none). comm runs traffic and
+// does not price it; the job passes the solver's cost model (jobs/traffic_price.hpp).
+using TrafficPrice = std::function<double(const ValidationRequest& request, const TrafficMatrix& demand,
+                                          const ServerMap& map)>;
 
 // Requests with expert parallelism (ep > 1 and experts > 0) run their EP
 // all-to-all: groups of min(ep, ranks) consecutive ranks, each exchanging a
 // moe:experts,top_k,skew token routing (seeded per group); ranks left over
 // idle. Other requests run only with settings.all_plans, as a uniform
 // all-to-all over all ranks. Rows come back identical on every rank, in
-// (request, size, algorithm) order. std::invalid_argument (on every rank) for
+// (request, size, algorithm) order, each with `price` of the traffic of its
+// (request, size) (none without `price`). std::invalid_argument (on every rank) for
 // bad settings: unknown algorithm, malformed sizes or skew, iterations < 1.
 std::vector<ValidationResult> run_validation(MPI_Comm comm, const ValidationSettings& settings,
-                                             const std::vector<ValidationRequest>& requests);
+                                             const std::vector<ValidationRequest>& requests,
+                                             const TrafficPrice& price = {});
 
 }  // namespace nestfast::comm

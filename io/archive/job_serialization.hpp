@@ -39,7 +39,7 @@ void serialize(Archive& ar, nestfast::comm::ValidationSettings& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::comm::ValidationRequest& s, unsigned) {
-  ar& s.plan_row& s.ep& s.experts& s.top_k& s.predicted_s& s.predicted_bytes_per_rank& s.gpu_nic_Bps& s.gpu_scaleup_Bps;
+  ar& s.plan_row& s.ep& s.experts& s.top_k& s.cluster& s.gpu_nic_Bps& s.gpu_scaleup_Bps;
 }
 
 template <class Archive>

@@ -24,7 +24,7 @@ nlohmann::json to_json(const comm::ValidationResult& result, bool with_plan_row)
   row["efficiency_pct"] =
       std::isfinite(result.efficiency_pct) ? nlohmann::json(result.efficiency_pct) : nlohmann::json(nullptr);
   row["bound_violated"] = result.bound_violated;
-  if (with_plan_row) row["predicted_us"] = result.predicted_us;
+  if (with_plan_row || result.predicted_us > 0) row["predicted_us"] = result.predicted_us;
   row["validated"] = result.validated;
   row["wrong_bytes"] = result.wrong_bytes;
   row["first_bad"] = result.first_bad;

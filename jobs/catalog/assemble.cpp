@@ -5,10 +5,8 @@
 #include <stdexcept>
 
 #include "io/catalog/plan_rows.hpp"
-#include "solver/cluster/collectives.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
-#include "solver/search/layer_table.hpp"
 #include "solver/search/plan_record.hpp"
 #include "solver/search/solve.hpp"
 
@@ -42,8 +40,9 @@ io::PlanEntry priced_entry(const PointWork& point, const Execution& plan, const 
   return io::plan_entry(record);
 }
 
-// The MoE all-to-all of one layer of `plan` as the solver prices it (FAST), for validation.
-std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, Execution plan) {
+// The MoE all-to-all of one layer of `plan`, for validation: the run prices
+// the traffic it generates on its own ranks (jobs/traffic_price.hpp).
+std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, const Execution& plan) {
   const ModelSpec& model = point.problem.model;
   if (!model.moe.enabled()) return std::nullopt;
   int moe_layer = -1;
@@ -54,22 +53,17 @@ std::optional<comm::ValidationRequest> all_to_all_of(const PointWork& point, Exe
     }
   }
   if (moe_layer < 0) return std::nullopt;
-  const ExecutionLayout layout = compute_layout(point.problem.cluster, plan);
-  const LayerWork work = layer_work(model, moe_layer, layer_sharding(layer_table_config(model, plan, layout)));
   comm::ValidationRequest request;
   request.ep = plan.ep;
   request.experts = model.moe.num_experts;
   request.top_k = model.moe.top_k;
-  request.predicted_bytes_per_rank = static_cast<std::uint64_t>(work.ep_bytes);
+  request.cluster = point.point.cluster;
   // The bound rests on the line rates the cluster declares: a GPU's NIC (the
   // first level above its node) and its scale-up link; oversubscription only
   // slows links down, so the raw rates keep the bound a bound.
   const auto& levels = point.problem.cluster.levels;
   if (!levels.empty()) request.gpu_scaleup_Bps = levels.front().bandwidth_Bps;
   if (levels.size() > 1) request.gpu_nic_Bps = levels[1].bandwidth_Bps;
-  request.predicted_s = plan.ep > 1 ? all_to_all_fast_time(point.problem.cluster, layout.ep_group, work.ep_bytes,
-                                                           plan.expert_imbalance)
-                                    : 0.0;
   return request;
 }
 

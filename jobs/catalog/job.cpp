@@ -162,7 +162,7 @@ CatalogReport run_catalog_job(MPI_Comm comm, const CatalogRequest& request) {
       all_requests.insert(all_requests.end(), part.begin(), part.end());
     }
     io::broadcast_archive(comm, 0, all_requests);
-    report.validation = run_plan_validation(comm, job.validate, all_requests);
+    report.validation = run_plan_validation(comm, job.validate, all_requests, bundle.clusters);
   }
   agree(comm, [&] {
     writer->write_validation(report.validation);

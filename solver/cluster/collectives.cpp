@@ -119,18 +119,101 @@ double all_to_all_fanout_time(const ClusterSpec& cluster, const GroupShape& grou
   return latency + imbalance * std::max(split.cross_time, local_time);
 }
 
+namespace {
+
+// FAST's time from its loads (collectives.hpp): the intrinsic step and one
+// Birkhoff stage per peer node, then the busiest NIC or scale-up link.
+double fast_time_of_loads(const ClusterSpec& cluster, const AllToAllSplit& split, double nic_time,
+                          double scaleup_bytes) {
+  const double latency = (split.members_per_node - 1) * level_at(cluster, 0).latency_s +
+                         (split.nodes - 1) * level_at(cluster, split.top_level).latency_s;
+  return latency + std::max(nic_time, scaleup_bytes / effective_bandwidth(level_at(cluster, 0)));
+}
+
+// The level that joins nodes a and b of `group` (1 = the same level-1 block).
+int joining_level(const GroupShape& group, int a, int b) {
+  int block = 1;
+  for (std::size_t l = 1; l < group.fanout.size(); ++l) {
+    block *= group.fanout[l];
+    if (a / block == b / block) return static_cast<int>(l);
+  }
+  return static_cast<int>(group.fanout.size()) - 1;
+}
+
+}  // namespace
+
 double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, double bytes, double imbalance) {
   const int n = group.size();
   if (n <= 1) return 0;
   const AllToAllSplit split = split_all_to_all(cluster, group, bytes);
   const int k = split.members_per_node;
-  // Intrinsic (same-node) exchange plus one Birkhoff stage per peer node.
-  const double latency = (k - 1) * level_at(cluster, 0).latency_s +
-                         (split.nodes - 1) * level_at(cluster, split.top_level).latency_s;
   const double node_load = (k - 1 + imbalance) / k;
   const double forwarded = split.cross_bytes * (k - 1) / k;
-  const double local_time = imbalance * (split.local_bytes + forwarded) / effective_bandwidth(level_at(cluster, 0));
-  return latency + std::max(node_load * split.cross_time, local_time);
+  return fast_time_of_loads(cluster, split, node_load * split.cross_time, imbalance * (split.local_bytes + forwarded));
+}
+
+double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, std::span<const std::uint64_t> bytes) {
+  const int n = group.size();
+  if (bytes.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n)) {
+    throw std::invalid_argument("all-to-all price: " + std::to_string(bytes.size()) + " matrix entries for a group of " +
+                                std::to_string(n));
+  }
+  if (n <= 1) return 0;
+  const AllToAllSplit split = split_all_to_all(cluster, group, 0);
+  const int k = split.members_per_node;
+  const int nodes = split.nodes;
+  auto at = [&](int g, int h) { return static_cast<double>(bytes[static_cast<std::size_t>(g) * n + h]); };
+  std::vector<double> level_bandwidth(group.fanout.size(), 0);
+  for (std::size_t l = 1; l < group.fanout.size(); ++l) {
+    level_bandwidth[l] = effective_bandwidth(level_at(cluster, static_cast<int>(l)));
+  }
+  // Node pairs: bytes (and their time at the joining level) from node s to node t.
+  std::vector<double> pair_bytes(static_cast<std::size_t>(nodes) * nodes, 0);
+  for (int g = 0; g < n; ++g) {
+    for (int h = 0; h < n; ++h) pair_bytes[static_cast<std::size_t>(g / k) * nodes + h / k] += at(g, h);
+  }
+  std::vector<double> out_time(static_cast<std::size_t>(nodes), 0), in_time(static_cast<std::size_t>(nodes), 0);
+  std::vector<double> node_in(static_cast<std::size_t>(nodes), 0);
+  for (int s = 0; s < nodes; ++s) {
+    for (int t = 0; t < nodes; ++t) {
+      if (s == t) continue;
+      const double b = pair_bytes[static_cast<std::size_t>(s) * nodes + t];
+      const double time = b / level_bandwidth[static_cast<std::size_t>(joining_level(group, s, t))];
+      out_time[s] += time;
+      in_time[t] += time;
+      node_in[t] += b;
+    }
+  }
+  double nic_time = 0;
+  for (int s = 0; s < nodes; ++s) nic_time = std::max(nic_time, std::max(out_time[s], in_time[s]) / k);
+  // Members: same-node blocks, balance hand-overs, forwarding.
+  std::vector<double> up_out(static_cast<std::size_t>(n), 0), up_in(static_cast<std::size_t>(n), 0);
+  for (int g = 0; g < n; ++g) {
+    const int s = g / k;
+    double cross_in = 0;
+    for (int h = 0; h < n; ++h) {
+      if (h == g) continue;
+      if (h / k == s) {
+        up_out[g] += at(g, h);
+        up_in[g] += at(h, g);
+      } else {
+        cross_in += at(h, g);
+      }
+    }
+    up_out[g] += (node_in[s] - cross_in) / k;  // rail arrivals for the others
+    up_in[g] += cross_in * (k - 1) / k;        // its own pieces that came in on the others' rails
+    for (int t = 0; t < nodes; ++t) {
+      if (t == s) continue;
+      double mine = 0;
+      for (int h = t * k; h < (t + 1) * k; ++h) mine += at(g, h);
+      const double share = std::ceil(pair_bytes[static_cast<std::size_t>(s) * nodes + t] / k);
+      up_out[g] += std::max(0.0, mine - share);
+      up_in[g] += std::max(0.0, share - mine);
+    }
+  }
+  double scaleup_bytes = 0;
+  for (int g = 0; g < n; ++g) scaleup_bytes = std::max(scaleup_bytes, std::max(up_out[g], up_in[g]));
+  return fast_time_of_loads(cluster, split, nic_time, scaleup_bytes);
 }
 
 }  // namespace nestfast

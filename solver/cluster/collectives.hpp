@@ -20,6 +20,7 @@
 // then all-gather back down. All-gather and reduce-scatter alone use the
 // same decomposition (only one half of it).
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "solver/cluster/cluster_spec.hpp"
@@ -82,5 +83,20 @@ double all_to_all_fanout_time(const ClusterSpec& cluster, const GroupShape& grou
                               double imbalance);
 double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
                             double imbalance);
+
+// FAST's price of one given all-to-all inside `group` (what a validation runs,
+// priced by the model above): bytes[g * n + h] = bytes member g sends member h,
+// n = group.size(), members in group order (node by node, fanout[0] per node,
+// nodes in the order the levels above group them). The loads are read off
+// the matrix instead of assumed from `imbalance`:
+//  - the busiest node's cross-node bytes, out or in, over its k NICs (the
+//    intra-node balance), each node pair at the level that joins the two;
+//  - the busiest member's scale-up bytes, sent or received: its same-node
+//    blocks, the balance hand-overs (down to ceil(node's bytes for a peer / k)
+//    per member), and the forwarding of rail arrivals (a member's rail brings
+//    1/k of its node's arrivals; what is not its own goes on to the others).
+// On a uniform matrix this is the uniform price at imbalance 1.
+// std::invalid_argument when bytes.size() != n * n.
+double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, std::span<const std::uint64_t> bytes);
 
 }  // namespace nestfast

@@ -133,6 +133,7 @@ cmd_up() {
   # so that tbf cuts GSO super-packets into frames before the byte-limited queue.
   local burst=$(( 2 * (mtu + 100) ))
   local uplink_queue=$(( 4 * 1024 * 1024 ))  # the host side of a NIC: deep, never the incast point
+  local host_queue=65536                      # tcp_limit_output_bytes (below)
   local switch=${prefix}sw
   ip netns add "$switch"
   record "$dir" netns "$switch"
@@ -159,7 +160,7 @@ cmd_up() {
     # 200 Mbit/s uniform 16 MiB: 0.91 default, 0.92 at 512 KiB, 0.88 at
     # 256 KiB, 0.70 at 128 KiB (on 2 loaded cores a rank is not always back
     # within the 5 ms that 128 KiB last).
-    ip netns exec "$host" sysctl -qw net.ipv4.tcp_limit_output_bytes=65536 net.ipv4.tcp_slow_start_after_idle=0 \
+    ip netns exec "$host" sysctl -qw net.ipv4.tcp_limit_output_bytes=$host_queue net.ipv4.tcp_slow_start_after_idle=0 \
       net.ipv4.tcp_wmem="4096 16384 262144"
     ip -n "$switch" link add "p$s" mtu "$mtu" type veth peer name nic0 mtu "$mtu" netns "$host"
     ip -n "$switch" link set "p$s" master br0
@@ -201,13 +202,21 @@ EOF
   # The testbed as a cluster preset (synthetic: it describes this emulation
   # only), so the solver's predictions can be set against what the testbed
   # measures. Per GPU, as presets are: a rank's share of its server's NIC.
-  local gpu_gbps
+  # Latency between servers: 100 us, the small-message figure of TCP over
+  # veth on an idle link, plus the host queue a message waits behind on a
+  # busy one: the data the kernel lets a connection park in the NIC queue
+  # (host_queue bytes at RATE: 5.2 ms at 100 Mbit/s). FAST's stage hand-over
+  # is such a message (the grant goes out through the receiver's busy
+  # uplink), and an all-to-all keeps every link busy.
+  local gpu_gbps bridge_latency_us
   gpu_gbps=$(awk -v b="$rate_bits" -v m="$ranks" 'BEGIN { printf "%.9g", b / 8 / 1e9 / m }')
+  bridge_latency_us=$(awk -v b="$rate_bits" -v q="$host_queue" 'BEGIN { printf "%.6g", 100 + q * 8 / b * 1e6 }')
   cat > "$dir/cluster.toml" <<EOF
 # The emulated cluster of testbed $prefix (tests/testbed/netcluster.sh up $servers $ranks $rate $buffer_text $mtu).
 # Synthetic: $servers network namespaces of $ranks ranks, one $rate NIC each (tbf both ways), a Linux
 # bridge with $buffer bytes of buffer per port. Shared memory inside a server; the GPU is named only
-# because a cluster needs one (nothing runs on it). Latencies: TCP over veth, measured small-message figures.
+# because a cluster needs one (nothing runs on it). Latencies: TCP over veth, measured small-message figures,
+# between servers plus the ${host_queue}-byte host queue of a busy NIC at $rate.
 [cluster]
 name = "testbed-${servers}x${ranks}-${rate}"
 source = "tests/testbed/netcluster.sh: emulated, $servers servers x $ranks ranks, $rate NIC per server, $buffer_text switch buffer"
@@ -224,7 +233,7 @@ oversubscription = 1
 name = "bridge"
 group_size = 0
 bandwidth_GBps = $gpu_gbps
-latency_us = 100
+latency_us = $bridge_latency_us
 oversubscription = 1
 EOF
   trap - EXIT

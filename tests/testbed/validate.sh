@@ -11,12 +11,12 @@
 #   tests/testbed/validate.sh [NESTFAST]
 # Environment: TOPOLOGIES ("4x2 8x1 2x4"; each gets its own testbed, or the
 # one of $NESTFAST_TESTBED when that is set), SIZES ("1M:4M"), ALGOS
-# ("fast,mpi,pairwise"), ITERS (3), RATE_4x2/... (200mbit, 100mbit at >= 8
-# servers), BUFFER (64k), OUT (a directory for the jobs, catalogs and
-# validation.json, default a temp dir).
-# The validated traffic is MoE routing without skew (validate.skew "uniform"):
-# the solver priced the plan with an expert imbalance of 1, and the
-# prediction is only comparable with traffic of that shape.
+# ("fast,mpi,pairwise"), ITERS (3), SKEW (validate.skew, "zipf:0.8" as in
+# the default job), RATE_4x2/... (200mbit, 100mbit at >= 8 servers), BUFFER
+# (64k), OUT (a directory for the jobs, catalogs and validation.json, default
+# a temp dir).
+# The prediction is the solver's price of the very traffic each row ran
+# (jobs/traffic_price.hpp), so any skew can be validated.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nestfast=$(realpath "${1:-$here/../../build/default/jobs/nestfast}")
@@ -56,7 +56,7 @@ top_k = 1
 enabled = true
 sizes = "$sizes"
 algos = [$quoted_algos]
-skew = "uniform"
+skew = "${SKEW:-zipf:0.8}"
 nics_per_server = 1
 fast_chunk = "16K"
 iterations = $iters

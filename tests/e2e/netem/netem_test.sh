@@ -78,9 +78,9 @@ awk '!/^#/ && NF > 10 && $10 != "-" && $10 + 0 > 100 { bad = 1 } END { exit bad 
 # The solver's prediction against the measurement: `nestfast run` groups the
 # ranks by namespace into the testbed's 4 servers, prices the plan on the
 # testbed's cluster preset and validates its all-to-all across the shaped
-# NICs. The prediction rests on the declared rates, so it sits at the bound
-# (MoE routing is not quite uniform: within a few percent below it); a wrong
-# grouping or preset puts the error far outside [-5%, +200%].
+# NICs. The prediction prices the very traffic that ran at the declared
+# rates, so it is never below the bound; a wrong grouping or preset puts the
+# error far outside [-5%, +200%].
 SIZES=1M:1M ITERS=2 ALGOS=fast OUT=validate "$NESTFAST_SOURCE_DIR/tests/testbed/validate.sh" "$NESTFAST" > validate.txt 2>&1 ||
   fail "validate.sh: $(tail -5 validate.txt)"
 python3 - validate/validation.json <<'PY'
@@ -92,6 +92,8 @@ for r in rows:
     if (r["servers"], r["gpus_per_server"]) != (4, 2): fail(f"validation ran on {r['servers']}x{r['gpus_per_server']}, not the testbed's 4x2")
     if r["wrong_bytes"] != 0: fail(f"validation: {r['wrong_bytes']} wrong bytes")
     if not r["predicted_us"] > 0: fail("validation: no predicted time")
+    if r["predicted_us"] < r["lower_bound_us"] * (1 - 1e-9):
+        fail(f"validation: predicted {r['predicted_us']:.0f} us is below the lower bound {r['lower_bound_us']:.0f} us")
     if not 0 < r["efficiency_pct"] <= 100: fail(f"validation: efficiency {r['efficiency_pct']}%")
     if not -0.05 <= r["pred_err"] <= 2: fail(f"validation: measured {r['time_avg_us']:.0f} us against predicted {r['predicted_us']:.0f} us")
     print(f"validation: fast {r['time_avg_us'] / 1e3:.1f} ms, predicted {r['predicted_us'] / 1e3:.1f} ms, error {100 * r['pred_err']:+.1f}%")

@@ -1,6 +1,6 @@
 // The validation phase of `nestfast run`: an EP plan's all-to-all runs with
 // each algorithm at each size, every byte arrives, the rows carry the
-// topology, bounds and the scaled prediction; dense plans run only on request;
+// topology, bounds and the price of the traffic that ran; dense plans run only on request;
 // bad settings fail on every rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -29,13 +29,20 @@ ValidationSettings small_settings() {
 // EP over all ranks, so that the group spans both virtual servers (a group
 // inside one server has no cross-server bytes and a zero server bound).
 ValidationRequest moe_request() {
-  return {.plan_row = 3, .ep = world_size(), .experts = 2 * world_size(), .top_k = 2, .predicted_s = 1e-3,
-          .predicted_bytes_per_rank = 8192, .gpu_nic_Bps = 50e9, .gpu_scaleup_Bps = 450e9};
+  return {.plan_row = 3, .ep = world_size(), .experts = 2 * world_size(), .top_k = 2, .cluster = "test-cluster",
+          .gpu_nic_Bps = 50e9, .gpu_scaleup_Bps = 450e9};
+}
+
+// A price that shows what it was given: 1 us per KiB of the traffic that ran,
+// plus 1 s per server of the map it ran on (2 virtual servers).
+double traffic_price(const ValidationRequest& request, const TrafficMatrix& demand, const ServerMap& map) {
+  EXPECT_EQ(request.cluster, "test-cluster");
+  return static_cast<double>(demand.total()) / 1024 * 1e-6 + map.servers();
 }
 
 TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {
   const ValidationRequest dense{.plan_row = 5, .ep = 1, .experts = 0};
-  const auto rows = run_validation(MPI_COMM_WORLD, small_settings(), {moe_request(), dense});
+  const auto rows = run_validation(MPI_COMM_WORLD, small_settings(), {moe_request(), dense}, traffic_price);
   ASSERT_EQ(rows.size(), 6U);  // the dense plan is skipped without all_plans
   const char* algos[] = {"fast", "mpi", "pairwise"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -54,7 +61,8 @@ TEST(ValidationPhase, RunsTheEpAllToAllWithEveryAlgorithmAndSize) {
     // An efficiency is a percentage the fastest iteration allows, or unknown.
     if (row.bound_violated) EXPECT_TRUE(std::isnan(row.efficiency_pct));
     else EXPECT_TRUE(row.efficiency_pct > 0 && row.efficiency_pct <= 100) << row.efficiency_pct;
-    EXPECT_DOUBLE_EQ(row.predicted_us, i < 3 ? 500.0 : 1000.0);
+    // The price of the (request, size) traffic itself: every rank sends bytes_per_rank.
+    EXPECT_DOUBLE_EQ(row.predicted_us, 2e6 + static_cast<double>(world_size()) * (i < 3 ? 4.0 : 8.0));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 #include "solver/cluster/collectives.hpp"
 #include "solver/cluster/gpu_throughput.hpp"
@@ -123,6 +124,41 @@ TEST(Collectives, AllToAllAcrossRacksPaysEachLevel) {
   const GroupShape group{{2, 2, 2}};  // n = 8: 1 peer on the node, 2 in the rack, 4 beyond
   // bytes 8e8: level 1 share 2/8 = 2e8 / 12.5e9 = 0.016; level 2 share 4/8 = 4e8 / 6.25e9 = 0.064
   EXPECT_NEAR(all_to_all_fanout_time(c, group, 8e8, 1.0), 7 * 1e-5 + 0.08, kTolerance);
+}
+
+// The price of a given matrix is the same model: on uniform traffic it is the
+// uniform price, on any other it reads the loads off the matrix.
+TEST(Collectives, AllToAllFastPriceOfAUniformMatrixIsTheUniformPrice) {
+  const ClusterSpec c = three_levels();
+  for (const GroupShape& group : {GroupShape{{4, 2, 1}}, GroupShape{{2, 2, 2}}, GroupShape{{1, 4, 2}}}) {
+    const int n = group.size();
+    const std::vector<std::uint64_t> matrix(static_cast<std::size_t>(n * n), 100'000'000);  // 1e8 to every member
+    EXPECT_NEAR(all_to_all_fast_time(c, group, matrix), all_to_all_fast_time(c, group, n * 1e8, 1.0), kTolerance)
+        << group.fanout[0] << "x" << group.fanout[1] << "x" << group.fanout[2];
+  }
+}
+
+TEST(Collectives, AllToAllFastPriceOfAHotReceiver) {
+  const ClusterSpec c = three_levels();
+  // 2 nodes of 2 (members 0, 1 | 2, 3) in one rack; 0, 1 and 3 send 1e9 each to 2.
+  std::vector<std::uint64_t> matrix(16, 0);
+  matrix[0 * 4 + 2] = matrix[1 * 4 + 2] = matrix[3 * 4 + 2] = 1'000'000'000;
+  // NIC: node 0 sends 2e9 over its 2 NICs at 12.5 GB/s = 0.08 s. Scale-up: member 2
+  // receives 1e9 from 3 and the 1e9 that came in on 3's rail (2e9 / 100 GB/s = 0.02 s),
+  // member 3 sends as much. Latency: 1 alpha_0 + 1 alpha_1.
+  EXPECT_NEAR(all_to_all_fast_time(c, GroupShape{{2, 2, 1}}, matrix), 6e-6 + 0.08, kTolerance);
+}
+
+TEST(Collectives, AllToAllFastPriceTakesEachNodePairAtItsLevel) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{1, 2, 2}};  // 4 nodes of one member, racks of 2
+  std::vector<std::uint64_t> matrix(16, 0);
+  matrix[0 * 4 + 1] = 1'000'000'000;  // same rack: 1e9 / 12.5 GB/s
+  EXPECT_NEAR(all_to_all_fast_time(c, group, matrix), 3e-5 + 0.08, kTolerance);  // 3 stages at the spine's alpha
+  matrix[0 * 4 + 1] = 0;
+  matrix[0 * 4 + 3] = 1'000'000'000;  // across the spine: 1e9 / 6.25 GB/s
+  EXPECT_NEAR(all_to_all_fast_time(c, group, matrix), 3e-5 + 0.16, kTolerance);
+  EXPECT_THROW(all_to_all_fast_time(c, group, std::vector<std::uint64_t>(15)), std::invalid_argument);
 }
 
 TEST(GpuThroughput, EfficiencyCurveInterpolatesInLogFlops) {
