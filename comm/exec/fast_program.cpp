@@ -113,12 +113,14 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     copy_jobs_.push_back({&ranges, 0, 0, then});
   };
   auto jobs_pending = [&] { return job_head < copy_jobs_.size(); };
-  // Copies up to a slice of the oldest job; returns the job's `then` when it finished, else ~0.
-  auto copy_slice = [&]() -> std::uint32_t {
-    CopyJob& job = copy_jobs_[job_head];
+  std::size_t balance_left = balance_receives.size();
+  // Copies up to a slice of `job`, stopping early before a byte of the
+  // staging buffer while the balance is still arriving; true when it is done.
+  auto copy_slice_of = [&](CopyJob& job) {
     std::uint64_t budget = kCopySlice;
     while (job.range < job.ranges->size() && budget > 0) {
       const CopyRange& range = (*job.ranges)[job.range];
+      if (range.from_kind == BufferKind::kStaging && balance_left > 0) break;
       const std::uint64_t bytes = std::min(budget, range.length - job.copied);
       std::memcpy(base[slot(range.to_kind)] + range.to + job.copied, base[slot(range.from_kind)] + range.from + job.copied, bytes);
       budget -= bytes;
@@ -128,7 +130,13 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
         job.copied = 0;
       }
     }
-    if (job.range < job.ranges->size()) return ~0U;
+    return job.range == job.ranges->size();
+  };
+  // Copies up to a slice of the oldest job (never a staging read: none waits
+  // for the balance); returns the job's `then` when it finished, else ~0.
+  auto copy_slice = [&]() -> std::uint32_t {
+    CopyJob& job = copy_jobs_[job_head];
+    if (!copy_slice_of(job)) return ~0U;
     const std::uint32_t then = job.then;
     if (++job_head == copy_jobs_.size()) {
       copy_jobs_.clear();
@@ -149,11 +157,31 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
   // The rail send in progress: bytes posted so far and chunks still in flight.
   std::uint64_t send_posted = 0;
   std::uint32_t send_in_flight = 0;
+  // Rail sends [0, gathered) are packed; send `gathered` is being packed while
+  // `gathering`, by `gather`, a copy job beside the others: it may start
+  // before the balance has arrived and waits for it at the first staged byte
+  // (a rank's own bytes come first in its stream), which no other job does.
+  // A send is packed at most one ahead of the one on the wire.
+  std::size_t gathered = 0;
+  bool gathering = false;
+  CopyJob gather;
+  // Bytes of rail send i that may go out: all once packed; while it is being
+  // packed (in order, into one region), the packed prefix when it goes in
+  // chunks, so the wire starts with the first chunk instead of after the last.
+  auto ready_bytes = [&](std::size_t i) -> std::uint64_t {
+    const ProgramMessage& message = rail_sends[i].data;
+    if (i < gathered) return message.bytes;
+    if (!gathering || i != gathered || chunk_bytes == 0) return 0;
+    if (gather.range >= gather.ranges->size()) return message.bytes;
+    return (*gather.ranges)[gather.range].to + gather.copied - message.at;
+  };
   auto fill_send_window = [&](std::size_t i) {
     const ProgramMessage& message = rail_sends[i].data;
     const std::uint64_t chunk = chunk_of(message);
+    const std::uint64_t ready = ready_bytes(i);
     for (; send_in_flight < kSendWindow && send_posted < message.bytes; ++send_in_flight) {
       const std::uint64_t bytes = std::min(chunk, message.bytes - send_posted);
+      if (send_posted + bytes > ready) break;
       post(message, true, owner(kRailSendChunk, i), send_posted, bytes);
       send_posted += bytes;
     }
@@ -187,28 +215,25 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
   auto expect_grant = [&](std::size_t i) {
     post_grant(rail_sends[i].data, rail_sends[i].grant_tag, false, owner(kGrantReceive, i));
   };
-  std::size_t balance_left = balance_receives.size();
   std::vector<bool>& granted = granted_;
   std::fill(granted.begin(), granted.end(), false);
-  // Rail sends [0, gathered) are packed; send `gathered` is being packed while `gathering`.
-  // A send is packed at most one ahead of the one on the wire.
-  std::size_t gathered = 0;
-  bool gathering = false;
   auto gather_ahead = [&] {
     while (!gathering && gathered < sends && gathered <= next_send + 1) {
-      if (rail_sends[gathered].needs_staging && balance_left > 0) return;
-      if (!rail_sends[gathered].data.copies.empty()) {
-        add_job(rail_sends[gathered].data.copies, owner(kGather, gathered));
+      const RailSend& rail = rail_sends[gathered];
+      if (!rail.data.copies.empty()) {
+        gather = {&rail.data.copies, 0, 0, owner(kGather, gathered)};
         gathering = true;
         return;
       }
+      if (rail.needs_staging && balance_left > 0) return;  // sent straight from the staging buffer
       ++gathered;
     }
   };
   auto try_send = [&] {
     gather_ahead();
-    if (sending || next_send >= sends || !granted[next_send] || gathered <= next_send) return;
+    if (sending || next_send >= sends || !granted[next_send]) return;
     const RailSend& rail = rail_sends[next_send];
+    if (ready_bytes(next_send) < std::min(chunk_of(rail.data), rail.data.bytes)) return;
     if (swap_receive_[next_send] >= static_cast<std::int32_t>(opened)) return;  // a swap: grant first
     send_posted = 0;
     send_in_flight = 0;
@@ -239,10 +264,6 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
       case kForwardSend:
         post(forwards[index], true, then, 0, forwards[index].bytes);
         break;
-      case kGather:
-        gathering = false;
-        ++gathered;
-        break;
       default:
         break;
     }
@@ -253,8 +274,13 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     else add_job(forwards[f].copies, owner(kForwardSend, f));
   };
 
+  // The gather can copy now: it is not done and not waiting for the balance.
+  auto gather_can_copy = [&] {
+    return gathering && !(balance_left > 0 && gather.range < gather.ranges->size() &&
+                          (*gather.ranges)[gather.range].from_kind == BufferKind::kStaging);
+  };
   IdleBackoff backoff;
-  while (!requests_.empty() || jobs_pending()) {
+  while (!requests_.empty() || jobs_pending() || gathering) {
     int done = 0;
     if (jobs_pending()) {
       backoff.progressed();
@@ -264,12 +290,21 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
         try_send();
       }
     }
+    if (gather_can_copy()) {
+      backoff.progressed();
+      if (copy_slice_of(gather)) {
+        gathering = false;
+        ++gathered;
+        try_send();
+      }
+      if (sending) fill_send_window(next_send);  // more of a send being packed may be ready
+    }
     if (requests_.empty()) continue;
     if (completed_.size() < requests_.size()) completed_.resize(requests_.size());
     check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, completed_.data(), MPI_STATUSES_IGNORE),
               "MPI_Testsome");
     if (done == MPI_UNDEFINED || done == 0) {
-      if (!jobs_pending()) backoff.idle();  // ranks may outnumber the cores
+      if (!jobs_pending() && !gather_can_copy()) backoff.idle();  // ranks may outnumber the cores
       continue;
     }
     backoff.progressed();
@@ -291,7 +326,7 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
         case kRailSendChunk:
           --send_in_flight;
           fill_send_window(index);
-          if (send_in_flight == 0) {
+          if (send_in_flight == 0 && send_posted == rail_sends[index].data.bytes) {
             times_of(rail_sends[index].stage).send_done = now();
             sending = false;
             ++next_send;

@@ -30,7 +30,11 @@
 // Copies (gathering a send, scattering an arrival, forwarding) run in slices
 // between progress calls, and the next send is gathered while the current
 // one is on the wire: a rank that copies 8 MiB in one go leaves its send
-// window empty for as long (tens of ms on a loaded machine).
+// window empty for as long (tens of ms on a loaded machine). A send in chunks
+// goes out as its packed prefix grows, and its pack starts before the
+// balance has arrived (the rank's own bytes come first in its stream): on a
+// server with one NIC its first rank otherwise waited for the whole balance
+// and the whole pack, 93-132 ms of idle NIC per exchange at 2 x 4 (docs/testbed.md).
 // Every execution replays the program with no allocation and no decisions.
 #include <mpi.h>
 
@@ -137,7 +141,7 @@ class FastProgram {
     std::uint64_t copied = 0;   // bytes of it already copied
     std::uint32_t then = 0;     // an owner id (fast_program.cpp)
   };
-  std::vector<CopyJob> copy_jobs_;  // first in, first out; at most one gather of a rail send among them
+  std::vector<CopyJob> copy_jobs_;  // first in, first out; the gather of a rail send is a job of its own (run)
   std::vector<StageTimes> times_;
   std::vector<int> time_slot_of_stage_;
 };

@@ -47,13 +47,18 @@ class CoverGraph {
     words_ = (n + 63) / 64;
     open_.assign(n * words_, 0);
     seen_.assign(words_, 0);
-    for (std::size_t p = 0; p < n * n; ++p) {
-      if (pieces_[p] > 0) heavy_.push_back(static_cast<std::uint32_t>(p));
-      if (idle_[p] > 0) light_.push_back(static_cast<std::uint32_t>(p));
-      if (pieces_[p] + idle_[p] > 0) open_[p / n * words_ + p % n / 64] |= std::uint64_t{1} << (p % n % 64);
+    for (std::size_t s = 0; s < n; ++s) {
+      for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t p = s * n + t;
+        const Pair pair{static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(t)};
+        if (pieces_[p] > 0) heavy_.push_back(pair);
+        if (idle_[p] > 0) light_.push_back(pair);
+        if (pieces_[p] + idle_[p] > 0) open_[s * words_ + t / 64] |= std::uint64_t{1} << (t % 64);
+      }
     }
     // Heaviest first; ties in pair order, so the result is the same everywhere.
-    std::stable_sort(heavy_.begin(), heavy_.end(), [&](std::uint32_t a, std::uint32_t b) { return weight_[a] > weight_[b]; });
+    std::stable_sort(heavy_.begin(), heavy_.end(),
+                     [&](const Pair& a, const Pair& b) { return weight_[index(a)] > weight_[index(b)]; });
   }
 
   std::uint64_t degree() const { return degree_; }
@@ -88,13 +93,21 @@ class CoverGraph {
   }
 
  private:
+  // A server pair as its two ends: the greedy pass below reads every pair
+  // left for every stage (S^3 at the scale of hundreds of servers), where a
+  // division per pair cost most of the cover's time.
+  struct Pair {
+    std::uint32_t s, t;
+  };
+  std::size_t index(const Pair& pair) const { return pair.s * n_ + pair.t; }
+
   // Matches free lines over `pairs` in their order, dropping used-up pairs.
-  void greedy(std::vector<std::uint32_t>& pairs, const std::vector<std::uint32_t>& count) {
+  void greedy(std::vector<Pair>& pairs, const std::vector<std::uint32_t>& count) {
     std::size_t kept = 0;
-    for (const std::uint32_t p : pairs) {
-      if (count[p] == 0) continue;
-      pairs[kept++] = p;
-      const std::size_t s = p / n_, t = p % n_;
+    for (const Pair& pair : pairs) {
+      if (count[index(pair)] == 0) continue;
+      pairs[kept++] = pair;
+      const std::size_t s = pair.s, t = pair.t;
       if (mate_row_[s] < 0 && mate_col_[t] < 0) {
         mate_row_[s] = static_cast<std::int32_t>(t);
         mate_col_[t] = static_cast<std::int32_t>(s);
@@ -138,7 +151,7 @@ class CoverGraph {
   std::vector<std::uint32_t> pieces_, idle_;
   std::vector<std::uint64_t> weight_;
   std::uint64_t degree_ = 0;
-  std::vector<std::uint32_t> heavy_, light_;  // pairs with pieces (by weight) and with idle slots
+  std::vector<Pair> heavy_, light_;  // pairs with pieces (by weight) and with idle slots
   std::vector<std::int32_t> mate_row_, mate_col_, queue_;
   std::vector<std::int32_t> from_ = std::vector<std::int32_t>(n_, -1);  // column -> row it was reached from
   std::size_t words_ = 0;

@@ -83,6 +83,23 @@ TEST(FastProgram, SkewedWorkloadsMoveBalanceBytesAndArriveExactly) {
   }
 }
 
+// One NIC per server (the testbed's): every cross-server byte of a server goes
+// through its first GPU, which packs its own bytes and the balance's into each
+// rail send and sends the packed prefix in chunks while the rest is packed or
+// still arriving.
+TEST(FastProgram, OneNicPerServerPacksOwnBytesBeforeTheBalanceArrives) {
+  for (const int servers : {2, 3}) {
+    const ServerTopology topology(MPI_COMM_WORLD, servers, 1);
+    for (const std::string workload : {"uniform", "random", "hot:5"}) {
+      const TrafficMatrix demand = make_workload(workload, world_size(), 3 * 20011, 7);
+      FastAlltoallv chunked({}, 1000);
+      EXPECT_EQ(run(chunked, topology, demand).wrong, 0U) << workload << " on " << servers << " servers";
+      FastAlltoallv whole;
+      EXPECT_EQ(run(whole, topology, demand).wrong, 0U) << workload << " unchunked on " << servers << " servers";
+    }
+  }
+}
+
 TEST(AutoAlgorithm, PicksByThresholdAndSaysSo) {
   const ServerTopology topology(MPI_COMM_WORLD, 2);
   const TrafficMatrix demand = make_workload("random", world_size(), 3000, 9);
