@@ -96,11 +96,15 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     requests_.push_back(request);
     owners_.push_back(id);
   };
-  auto post = [&](const ProgramMessage& message, bool is_send, std::uint32_t id, std::uint64_t offset, std::uint64_t bytes) {
+  // synchronous: an MPI_Issend, complete only once the receiver has matched it (see the header).
+  auto post = [&](const ProgramMessage& message, bool is_send, std::uint32_t id, std::uint64_t offset, std::uint64_t bytes,
+                  bool synchronous = false) {
     MPI_Request request;
     std::byte* buffer = base[slot(message.buffer)] + message.at + offset;
     const auto count = static_cast<MPI_Count>(bytes);
-    if (is_send) {
+    if (is_send && synchronous) {
+      check_mpi(MPI_Issend_c(buffer, count, MPI_BYTE, message.peer, message.tag, message.comm, &request), "MPI_Issend_c");
+    } else if (is_send) {
       check_mpi(MPI_Isend_c(buffer, count, MPI_BYTE, message.peer, message.tag, message.comm, &request), "MPI_Isend_c");
     } else {
       check_mpi(MPI_Irecv_c(buffer, count, MPI_BYTE, message.peer, message.tag, message.comm, &request), "MPI_Irecv_c");
@@ -182,7 +186,8 @@ void FastProgram::run(const std::byte* send, std::byte* recv) {
     for (; send_in_flight < kSendWindow && send_posted < message.bytes; ++send_in_flight) {
       const std::uint64_t bytes = std::min(chunk, message.bytes - send_posted);
       if (send_posted + bytes > ready) break;
-      post(message, true, owner(kRailSendChunk, i), send_posted, bytes);
+      const bool last = send_posted + bytes == message.bytes;
+      post(message, true, owner(kRailSendChunk, i), send_posted, bytes, last && i + 1 < rail_sends.size());
       send_posted += bytes;
     }
   };

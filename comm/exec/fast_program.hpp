@@ -27,6 +27,15 @@
 //     rank grants its receive before it sends, so its grant is not behind
 //     its own data. Acyclic: a stage's send waits on that stage's grant and
 //     the previous stage's traffic only.
+// "Previous rail send done" must mean delivered, not buffered: an eager send
+// completes once the socket took it, with up to a socket buffer of the stage
+// (256 KiB on the testbed) still to go out, and the next stage then shared
+// the uplink with it, slowing whichever transfer was the critical one. So
+// the last chunk of a rail send that has a successor is an MPI_Issend, done
+// when the receiver has matched it, i.e. after every byte before it on that
+// connection has arrived (testbed 8 x 1 zipf:0.8, 16 KiB chunks, alternating
+// runs at load 5.5-6.3: 1 MiB 193-196 against 230-253 ms, 4 MiB 756-758
+// against 818-826 ms, the bound 182 / 726 ms; docs/testbed.md).
 // Copies (gathering a send, scattering an arrival, forwarding) run in slices
 // between progress calls, and the next send is gathered while the current
 // one is on the wire: a rank that copies 8 MiB in one go leaves its send
