@@ -35,7 +35,8 @@ Row model_row(const PresetEntry& entry) {
     if (model.moe.shared_experts > 0) moe += fmt::format(" +{}", model.moe.shared_experts);
   }
   return {model.name, std::to_string(model.num_layers), std::to_string(model.hidden),
-          std::to_string(model.ffn_hidden), fmt::format("{}/{}", model.heads, model.kv_heads),
+          std::to_string(model.ffn_hidden),
+          fmt::format("{}/{}{}", model.heads, model.kv_heads, model.attention == AttentionKind::MultiLatent ? " mla" : ""),
           std::to_string(model.vocab), std::to_string(model.seq_len), mlp_name(model.mlp), moe, model.source};
 }
 
@@ -129,6 +130,13 @@ nlohmann::json to_json(const ModelSpec& model) {
                          {"mlp", mlp_name(model.mlp)},
                          {"tied_embeddings", model.tied_embeddings},
                          {"dtype_bytes", model.dtype_bytes}};
+  if (model.attention == AttentionKind::MultiLatent) {
+    json["mla"] = {{"q_lora_rank", model.mla.q_lora_rank},
+                   {"kv_lora_rank", model.mla.kv_lora_rank},
+                   {"qk_nope_head_dim", model.mla.qk_head_dim},
+                   {"qk_rope_head_dim", model.mla.qk_rope_head_dim},
+                   {"v_head_dim", model.mla.v_head_dim}};
+  }
   if (model.moe.enabled()) {
     json["moe"] = {{"experts", model.moe.num_experts},
                    {"top_k", model.moe.top_k},

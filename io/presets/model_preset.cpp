@@ -16,6 +16,31 @@ MlpKind read_mlp(const TomlTableReader& table) {
   table.fail("mlp", fmt::format("must be \"gelu\" or \"swiglu\", got \"{}\"", mlp));
 }
 
+// The router keys of [model.moe], checked as Megatron-Core checks them
+// (megatron/core/transformer/transformer_config.py:2617, 2671-2688 at d98e8a64).
+void read_router(const TomlTableReader& table, MoeSpec& moe) {
+  RouterSpec& router = moe.router;
+  const std::string score = table.optional_string("router_score").value_or("softmax");
+  if (score == "sigmoid") router.score = RouterScore::Sigmoid;
+  else if (score != "softmax") table.fail("router_score", fmt::format("must be \"softmax\" or \"sigmoid\", got \"{}\"", score));
+  router.expert_bias = table.optional_boolean("router_expert_bias").value_or(false);
+  if (router.expert_bias && router.score != RouterScore::Sigmoid)
+    table.fail("router_expert_bias", "needs router_score = \"sigmoid\" (Megatron-Core's aux-loss-free bias)");
+  router.topk_scaling = table.optional_number("router_topk_scaling", Bound::Positive).value_or(0.0);
+  router.groups = table.optional_integer("router_groups", Bound::AtLeastOne).value_or(0);
+  router.group_topk = table.optional_integer("router_group_topk", Bound::AtLeastOne).value_or(0);
+  if ((router.groups > 0) != (router.group_topk > 0))
+    table.fail(router.groups > 0 ? "router_group_topk" : "router_groups", "router_groups and router_group_topk go together");
+  if (router.groups > 0 && moe.num_experts % router.groups != 0)
+    table.fail("router_groups", fmt::format("{} does not divide the {} experts", router.groups, moe.num_experts));
+  if (router.group_topk > router.groups)
+    table.fail("router_group_topk", fmt::format("{} is more than the {} groups", router.group_topk, router.groups));
+  const std::string balance = table.optional_string("router_balance").value_or("aux_loss");
+  if (balance == "seq_aux_loss") router.balance = RouterBalance::SeqAuxLoss;
+  else if (balance != "aux_loss") table.fail("router_balance", fmt::format("must be \"aux_loss\" or \"seq_aux_loss\", got \"{}\"", balance));
+  router.balance_coeff = table.optional_number("router_balance_coeff", Bound::NonNegative).value_or(0.0);
+}
+
 MoeSpec read_moe(const TomlTableReader& table, int num_layers) {
   MoeSpec moe;
   moe.num_experts = table.integer("experts", Bound::AtLeastOne);
@@ -31,7 +56,19 @@ MoeSpec read_moe(const TomlTableReader& table, int num_layers) {
                fmt::format("{} leaves no MoE block among the {} layers", moe.first_dense_layers, num_layers));
   }
   moe.layer_interval = table.optional_integer("layer_interval", Bound::AtLeastOne).value_or(1);
+  read_router(table, moe);
   return moe;
+}
+
+// [model.mla], named as in DeepSeek's config.json.
+MlaSpec read_mla(const TomlTableReader& table) {
+  MlaSpec mla;
+  mla.q_lora_rank = table.integer("q_lora_rank", Bound::AtLeastOne);
+  mla.kv_lora_rank = table.integer("kv_lora_rank", Bound::AtLeastOne);
+  mla.qk_head_dim = table.integer("qk_nope_head_dim", Bound::AtLeastOne);
+  mla.qk_rope_head_dim = table.integer("qk_rope_head_dim", Bound::AtLeastOne);
+  mla.v_head_dim = table.integer("v_head_dim", Bound::AtLeastOne);
+  return mla;
 }
 
 }  // namespace
@@ -43,7 +80,7 @@ ModelSpec read_model_preset(const PresetFile& file) {
   const TomlTableReader table(raw, file.path, "model",
                               {"name", "source", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
                                "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe",
-                               "normalization", "position_embedding", "linear_bias", "causal", "dropout"});
+                               "normalization", "position_embedding", "linear_bias", "causal", "dropout", "mla"});
   ModelSpec model;
   auto header = read_preset_header(table, file);
   model.name = std::move(header.name);
@@ -57,8 +94,21 @@ ModelSpec read_model_preset(const PresetFile& file) {
     table.fail("kv_heads",
                fmt::format("{} does not divide the {} heads into whole groups", model.kv_heads, model.heads));
   }
+  if (const auto* mla = table.optional_table("mla")) {
+    const TomlTableReader mla_table(*mla, file.path, "model.mla",
+                                    {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+    model.attention = AttentionKind::MultiLatent;
+    model.mla = read_mla(mla_table);
+    // Megatron-LM refuses query groups with MLA (arguments.py:1974).
+    if (model.kv_heads != model.heads) {
+      table.fail("kv_heads", fmt::format("{} differs from the {} heads; multi-head latent attention has no query groups",
+                                         model.kv_heads, model.heads));
+    }
+  }
   if (const auto head_dim = table.optional_integer("head_dim", Bound::AtLeastOne)) {
     model.head_dim = *head_dim;
+  } else if (model.attention == AttentionKind::MultiLatent) {
+    model.head_dim = model.mla.v_head_dim;  // the value head: what Megatron's --kv-channels means under MLA
   } else if (model.hidden % model.heads != 0) {
     table.fail("head_dim", fmt::format("missing, and hidden {} is not a multiple of heads {}; give head_dim",
                                        model.hidden, model.heads));
@@ -90,7 +140,9 @@ ModelSpec read_model_preset(const PresetFile& file) {
   if (const auto* moe = table.optional_table("moe")) {
     const TomlTableReader moe_table(*moe, file.path, "model.moe",
                                     {"experts", "top_k", "expert_ffn_hidden", "shared_experts",
-                                     "first_dense_layers", "layer_interval"});
+                                     "first_dense_layers", "layer_interval", "router_score", "router_expert_bias",
+                                     "router_topk_scaling", "router_groups", "router_group_topk", "router_balance",
+                                     "router_balance_coeff"});
     model.moe = read_moe(moe_table, model.num_layers);
   }
   return model;

@@ -27,6 +27,10 @@ struct Dims {
   double h, q, kv, heads, head_dim, f, vocab, s, tokens, tp, replicated, e;
   double mask;  // bytes of a dropout mask per element: kMaskBytes, 0 without dropout
   bool gelu;
+  // Multi-head latent attention (model_spec.hpp): latent widths and head
+  // widths; q_head is a query/key head (qk_head_dim + qk_rope_head_dim).
+  bool mla;
+  double q_lora, kv_lora, rope, q_head, v_head;
 };
 
 Dims dims_of(const ModelSpec& model, const Sharding& sharding) {
@@ -45,6 +49,14 @@ Dims dims_of(const ModelSpec& model, const Sharding& sharding) {
   d.e = model.dtype_bytes;
   d.mask = model.dropout ? kMaskBytes : 0;
   d.gelu = model.mlp == MlpKind::Gelu;
+  d.mla = model.attention == AttentionKind::MultiLatent;
+  if (d.mla) {
+    d.q_lora = model.mla.q_lora_rank;
+    d.kv_lora = model.mla.kv_lora_rank;
+    d.rope = model.mla.qk_rope_head_dim;
+    d.q_head = static_cast<double>(model.mla.qk_head_dim) + model.mla.qk_rope_head_dim;
+    d.v_head = model.mla.v_head_dim;
+  }
   return d;
 }
 
@@ -71,7 +83,84 @@ void add_mlp(LayerWork& work, const Dims& d, double tokens, double width, double
   }
 }
 
-void add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
+// Multi-head latent attention as Megatron-Core's MLASelfAttention runs it
+// under the TransformerEngine spec (Megatron-LM d98e8a64,
+// megatron/core/models/gpt/gpt_layer_specs.py:246-310 and
+// megatron/core/transformer/multi_latent_attention.py:221, 527, 557, 604,
+// 638-680, 763):
+// - the down projections linear_q_down_proj (h -> q_lora) and
+//   linear_kv_down_proj (h -> kv_lora + rope) are TELinear 'duplicated':
+//   every tp rank holds the whole weight and runs them on its tokens (its
+//   sequence share with sp, all tokens without);
+// - the up projections linear_q_up_proj (q_lora -> heads x q_head) and
+//   linear_kv_up_proj (kv_lora -> heads x (qk_head_dim + v_head)), each with
+//   its latent norm fused in (TELayerNormColumnParallelLinear with
+//   --qk-layernorm), are column parallel over the heads;
+// - linear_proj (heads x v_head -> h) is row parallel;
+// - the core attends with query/key heads q_head wide and value heads v_head
+//   wide.
+// TP traffic: with sp the up projections all-gather the latents and the
+// rotary key part is gathered beside them (q_lora + kv_lora + rope per
+// token, forward; reduce-scattered gradients backward), linear_proj
+// reduce-scatters h; without sp linear_proj all-reduces h forward and the
+// up projections all-reduce their input gradients (q_lora + kv_lora)
+// backward. The latents' share of that is LayerWork::tp_latent_bytes.
+// Returns the FLOPs every tp rank repeats beyond its share (the down
+// projections without sp), which are not model FLOPs.
+double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
+  const double t = d.tokens;
+  const double local = t * d.replicated;  // tokens of the duplicated down projections on this device
+  const double heads = d.heads / d.tp;
+  const double q = d.heads * d.q_head, k = d.heads * d.q_head, v = d.heads * d.v_head;
+  const double nope = d.q_head - d.rope;
+  work.gemms.push_back({2 * local * d.h * d.q_lora, 1});
+  work.gemms.push_back({2 * local * d.h * (d.kv_lora + d.rope), 1});
+  work.gemms.push_back({2 * t * d.q_lora * heads * d.q_head, 1});
+  work.gemms.push_back({2 * t * d.kv_lora * heads * (nope + d.v_head), 1});
+  work.gemms.push_back({2 * t * heads * d.v_head * d.h, 1});
+  // QK^T at the query/key head width, attention x V at the value width.
+  const double scores_qk = 2 * (d.s / sharding.cp) * d.s * d.q_head;
+  const double scores_v = 2 * (d.s / sharding.cp) * d.s * d.v_head;
+  const double batched = sharding.micro_batch * heads;
+  work.attention_gemms.push_back({scores_qk, batched});
+  work.attention_gemms.push_back({scores_v, batched});
+  // Input norm, the two down projections, two fused norm + up projections
+  // (2 kernels each), rotary on the query and key parts, the concatenations
+  // of query and key and the contiguous copy of the value, linear_proj, two
+  // bias-dropout-adds and the pre-MLP norm.
+  work.kernels += 16;
+  if (sharding.flash_attention) {
+    work.attention_hbm_bytes += t * (q + k + v + v) * d.e / d.tp;  // Q, K, V in, O out
+    const double causal_fraction = sharding.causal ? 0.5 * (1 + kFusedAttentionTile / d.s) : 1.0;
+    work.fused_attention_flops = (scores_qk + scores_v) * batched * (causal_fraction < 1 ? causal_fraction : 1.0);
+    work.kernels += 1;
+  } else {
+    work.kernels += 4;
+    const double scores = t * heads * d.s;
+    work.attention_hbm_bytes += scores * (2 * d.e + (d.mask > 0 ? 2 * d.e + d.mask : 0));
+  }
+  // As add_attention's norms and residual adds on the hidden state, plus the
+  // latent norms (read, write) and the head reshuffles: rotary on the query
+  // part (read, write), the query concatenation (read, write q), the key
+  // built from its nope part and the shared rotary part (read nope, write
+  // q_head per head) and the value made contiguous (read, write).
+  work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + d.mask));
+  work.hbm_bytes += local * (d.q_lora + d.kv_lora) * 2 * d.e;
+  work.hbm_bytes += t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
+  const bool sp = d.replicated < 1;
+  work.tp_collectives_forward = sp ? 1.5 : 2;  // linear_proj's reduce-scatter (all-reduce) and the MLP's unit
+  work.tp_collectives_backward = sp ? 1.5 : 1;
+  work.tp_bytes = t * d.h * d.e;
+  work.tp_latent_collectives_forward = sp ? 0.5 : 0;
+  work.tp_latent_collectives_backward = sp ? 0.5 : 1;
+  work.tp_latent_bytes = t * (d.q_lora + d.kv_lora + (sp ? d.rope : 0)) * d.e;
+  work.cp_kv_bytes = t * (k + v) / d.tp * d.e;
+  return 2 * (local - t / d.tp) * d.h * (d.q_lora + d.kv_lora + d.rope);
+}
+
+// Returns the FLOPs every tp rank repeats beyond its share (0 but for MLA).
+double add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
+  if (d.mla) return add_latent_attention(work, d, sharding);
   const double t = d.tokens;
   work.gemms.push_back({2 * t * d.h * (d.q + 2 * d.kv) / d.tp, 1});
   work.gemms.push_back({2 * t * d.q * d.h / d.tp, 1});
@@ -103,9 +192,19 @@ void add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
   work.tp_collectives_backward = 2;
   work.tp_bytes = t * d.h * d.e;
   work.cp_kv_bytes = t * 2 * d.kv / d.tp * d.e;
+  return 0;
 }
 
 double attention_params(const Dims& d) {
+  if (d.mla) {
+    // Down projections and latent norms whole on every tp rank, up and
+    // output projections split over the heads (add_latent_attention). MLA's
+    // linears carry no bias (multi_latent_attention.py: bias=False).
+    const double replicated = d.h * d.q_lora + d.h * (d.kv_lora + d.rope) + (d.gelu ? 2 : 1) * (d.q_lora + d.kv_lora);
+    const double sharded = d.q_lora * d.heads * d.q_head + d.kv_lora * d.heads * (d.q_head - d.rope + d.v_head) +
+                           d.heads * d.v_head * d.h;
+    return replicated + sharded / d.tp;
+  }
   double params = (d.h * (d.q + 2 * d.kv) + d.q * d.h) / d.tp;
   if (d.gelu) params += (d.q + 2 * d.kv) / d.tp + d.h;  // biases (the output bias is replicated)
   return params;
@@ -117,8 +216,16 @@ void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& shar
   const double t = d.tokens;
   // 2 norm inputs, QKV input, MLP input (4 x h x e) and 2 dropout masks: Korthikanti's 10 s b h.
   const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * d.mask);
-  // Q, K, V and the output-projection input: 8 s b h / t for MHA.
-  const double attention = t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
+  // Q, K, V and the output-projection input: 8 s b h / t for MHA. MLA
+  // keeps Q and K q_head and V and O v_head wide per head, and per token
+  // each latent twice on the device's sequence share: its norm's input and
+  // the normed up-projection input (TE's LayerNormColumnParallelLinear
+  // saves both; with sp the local shard, re-gathered for the weight
+  // gradient). The key/value up projection's output is freed once K and V
+  // are copied out of it.
+  const double attention =
+      d.mla ? t * d.heads * (2 * d.q_head + 2 * d.v_head) * d.e / d.tp + t * d.replicated * 2 * (d.q_lora + d.kv_lora) * d.e
+            : t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
   // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b
   // (without dropout the softmax output alone); fused attention keeps only
   // the row statistics (fp32 log-sum-exp).
@@ -187,7 +294,7 @@ LayerWork head_work(const Dims& d) {
 
 LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
   LayerWork work;
-  add_attention(work, d, sharding);
+  const double repeated = add_attention(work, d, sharding);
   add_mlp(work, d, d.tokens, d.f, 1);
   work.dense_params = attention_params(d) + mlp_params(d, d.f) / d.tp + 2 * norm_params(d);
   add_block_stash_common(work, d, sharding);
@@ -197,14 +304,15 @@ LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
   work.output_bytes = d.tokens * d.h * d.e / d.tp;
   work.working_bytes = work.stash_bytes[0];
   const double attention = gemm_flops(work.attention_gemms);
-  finish_flops(work, gemm_flops(work.gemms) + attention, attention, true, sharding.flash_attention);
+  finish_flops(work, gemm_flops(work.gemms) + attention - repeated, attention, true, sharding.flash_attention);
+  work.full_recompute_flops += repeated;
   return work;
 }
 
 LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& sharding) {
   LayerWork work;
   const MoeSpec& moe = model.moe;
-  add_attention(work, d, sharding);
+  const double repeated = add_attention(work, d, sharding);
   const double t = d.tokens;
   const double k = moe.top_k;
   const double experts_here = static_cast<double>(moe.num_experts) / sharding.ep;
@@ -243,7 +351,8 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   work.working_bytes = work.stash_bytes[0];
 
   const double attention = gemm_flops(work.attention_gemms);
-  const double mean_forward = gemm_flops(work.gemms) - (sharding.expert_imbalance - 1) * mean_expert_flops + attention;
+  const double mean_forward =
+      gemm_flops(work.gemms) - (sharding.expert_imbalance - 1) * mean_expert_flops + attention - repeated;
   finish_flops(work, mean_forward, attention, true, sharding.flash_attention);
   work.full_recompute_flops = gemm_flops(work.gemms) + attention;  // what the hottest device recomputes
   return work;
@@ -297,6 +406,16 @@ void validate_model(const ModelSpec& model) {
   if (model.heads % model.kv_heads != 0)
     throw std::invalid_argument("model '" + model.name + "': heads = " + std::to_string(model.heads) +
                                 " is not a multiple of kv_heads = " + std::to_string(model.kv_heads));
+  if (model.attention == AttentionKind::MultiLatent) {
+    require_positive(model.mla.q_lora_rank, model, "mla.q_lora_rank");
+    require_positive(model.mla.kv_lora_rank, model, "mla.kv_lora_rank");
+    require_positive(model.mla.qk_head_dim, model, "mla.qk_head_dim");
+    require_positive(model.mla.qk_rope_head_dim, model, "mla.qk_rope_head_dim");
+    require_positive(model.mla.v_head_dim, model, "mla.v_head_dim");
+    if (model.kv_heads != model.heads)
+      throw std::invalid_argument("model '" + model.name + "': multi-head latent attention has no query groups (kv_heads = " +
+                                  std::to_string(model.kv_heads) + ", heads = " + std::to_string(model.heads) + ")");
+  }
   const MoeSpec& moe = model.moe;
   const bool all_moe = moe.enabled() && moe.first_dense_layers == 0 && moe.layer_interval == 1;
   if (!all_moe) require_positive(model.ffn_hidden, model, "ffn_hidden");

@@ -16,7 +16,9 @@
 //   full:                 2 s b h (/t with sp)  (only the block input is kept)
 // generalised here to GQA (q and kv widths), SwiGLU (gate and up outputs are
 // kept), MoE experts (k routed copies of each token), cp (s/cp queries per
-// device against all s keys) and fused attention (no s^2 terms).
+// device against all s keys), fused attention (no s^2 terms) and
+// multi-head latent attention (its latents, and Q/K/V/O at their own head
+// widths, in place of 8 s b h / t).
 #include <array>
 #include <vector>
 
@@ -79,6 +81,12 @@ struct LayerWork {
   double tp_collectives_forward = 0;
   double tp_collectives_backward = 0;
   double tp_bytes = 0;              // each one's full buffer
+  // Multi-head latent attention's narrower TP collectives (the latents, in
+  // the same units; 0 for standard attention): layer_work.cpp's
+  // add_latent_attention.
+  double tp_latent_collectives_forward = 0;
+  double tp_latent_collectives_backward = 0;
+  double tp_latent_bytes = 0;
   double cp_kv_bytes = 0;           // K and V block one ring step passes
   double ep_bytes = 0;              // one all-to-all's bytes sent per device (dispatch; combine equal)
   int ep_all_to_alls_forward = 0;

@@ -169,6 +169,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
       if (cp > 1 && seq % (2 * cp) != 0)
         return reject(!space.cp.empty(), "--cp: the sequence length " + std::to_string(seq) + " is not a multiple of 2*cp = " +
                                              std::to_string(2 * cp));
+      if (megatron && cp > 1 && model.attention == AttentionKind::MultiLatent)
+        return reject(!space.cp.empty(), "--cp " + std::to_string(cp) + ": " + describe(MegatronRule::MlaContextParallel));
       return true;
     });
     for (int cp : cps) {

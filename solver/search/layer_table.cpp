@@ -162,6 +162,11 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     const double tp_one = tp_unit(work.tp_bytes);
     double tp_fw = work.tp_collectives_forward * tp_one;
     double tp_bw = work.tp_collectives_backward * tp_one;
+    if (work.tp_latent_collectives_forward + work.tp_latent_collectives_backward > 0) {
+      const double latent_one = tp_unit(work.tp_latent_bytes);
+      tp_fw += work.tp_latent_collectives_forward * latent_one;
+      tp_bw += work.tp_latent_collectives_backward * latent_one;
+    }
     if (config.tp_comm_overlap) {
       // TransformerEngine's userbuffer overlap pipelines each all-gather /
       // reduce-scatter with the GEMM beside it in tp chunks (the backward

@@ -1,7 +1,9 @@
 #include "solver/search/megatron_args.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
+#include <system_error>
 
 #include "solver/model/layer_work.hpp"
 #include "solver/search/megatron_rules.hpp"
@@ -14,6 +16,13 @@ class Line {
  public:
   void add(std::string_view name) { append(name, FlagKind::Switch, ""); }
   void add(std::string_view name, int value) { append(name, FlagKind::Int, std::to_string(value)); }
+  // The shortest decimal that reads back as `value` ("2.5", "0.0001").
+  void add(std::string_view name, double value) {
+    char text[400];  // a fixed-point double has at most ~330 digits
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+    if (error != std::errc()) throw std::logic_error(std::string("megatron_arguments: no decimal for ").append(name));
+    append(name, FlagKind::Real, std::string(text, end));
+  }
   void add(std::string_view name, std::string_view value) {
     const MegatronFlag* flag = known(name);
     if (flag->kind == FlagKind::Choice) {
@@ -134,6 +143,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   const bool fsdp = plan.zero_stage >= 2 && plan.dp * plan.cp > 1;
   const int seq = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  const bool mla = model.attention == AttentionKind::MultiLatent;
 
   a.add("--tensor-model-parallel-size", plan.tp);
   a.add("--pipeline-model-parallel-size", plan.pp);
@@ -158,6 +168,22 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     a.add("--group-query-attention");
     a.add("--num-query-groups", kv_heads);
   }
+  if (mla) {
+    // MLATransformerConfig's fields (transformer_config.py:3278); the latent
+    // norms are the model's (q_a_layernorm, kv_a_layernorm in DeepSeek's
+    // checkpoints). Positions are plain RoPE as in pre-training (the config's
+    // default is yarn, transformer_config.py:3306), which Megatron fuses only
+    // for yarn (transformer_config.py:3345).
+    a.add("--multi-latent-attention");
+    a.add("--q-lora-rank", model.mla.q_lora_rank);
+    a.add("--kv-lora-rank", model.mla.kv_lora_rank);
+    a.add("--qk-head-dim", model.mla.qk_head_dim);
+    a.add("--qk-pos-emb-head-dim", model.mla.qk_rope_head_dim);
+    a.add("--v-head-dim", model.mla.v_head_dim);
+    a.add("--qk-layernorm");
+    a.add("--rope-type", "rope");
+    a.add("--no-rope-fusion");
+  }
   a.add("--normalization", model.normalization == Normalization::RmsNorm ? "RMSNorm" : "LayerNorm");
   if (model.mlp == MlpKind::Swiglu) a.add("--swiglu");
   a.add("--position-embedding-type", model.position_embedding == PositionEmbedding::Rope ? "rope" : "learned_absolute");
@@ -165,7 +191,10 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   if (!model.linear_bias) a.add("--disable-bias-linear");
   // The priced vocabulary is the preset's; Megatron pads it to a multiple of this times tp.
   a.add("--make-vocab-size-divisible-by", 1);
-  a.add("--attention-backend", plan.attention == Attention::Flash ? "flash" : "unfused");
+  // The priced fused attention: TransformerEngine's flash backend for
+  // standard heads; MLA's unequal head widths run only in its fused (cuDNN)
+  // backend (MegatronRule::MlaAttentionBackend).
+  a.add("--attention-backend", plan.attention == Attention::Unfused ? "unfused" : mla ? "fused" : "flash");
   if (model.dtype_bytes == 2) a.add("--bf16");
   // Priced with bf16 gradients (memory_model.hpp): Megatron keeps fp32 ones
   // under --bf16 unless told (arguments.py:1213).
@@ -178,6 +207,17 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     if (model.moe.shared_experts > 0)
       a.add("--moe-shared-expert-intermediate-size", model.moe.shared_experts * model.moe.expert_ffn_hidden);
     a.add("--moe-layer-freq", moe_layer_pattern(model));
+    // The model's router (not priced: model_spec.hpp RouterSpec).
+    const RouterSpec& router = model.moe.router;
+    if (router.score == RouterScore::Sigmoid) a.add("--moe-router-score-function", "sigmoid");
+    if (router.expert_bias) a.add("--moe-router-enable-expert-bias");
+    if (router.topk_scaling > 0) a.add("--moe-router-topk-scaling-factor", router.topk_scaling);
+    if (router.groups > 0) {
+      a.add("--moe-router-num-groups", router.groups);
+      a.add("--moe-router-group-topk", router.group_topk);
+    }
+    if (router.balance == RouterBalance::SeqAuxLoss) a.add("--moe-router-load-balancing-type", "seq_aux_loss");
+    if (router.balance_coeff > 0) a.add("--moe-aux-loss-coeff", router.balance_coeff);
     // The price is an all-to-all among the ep ranks; Megatron's default
     // dispatcher is an all-gather (transformer_config.py:891).
     if (plan.ep > 1) a.add("--moe-token-dispatcher-type", "alltoall");

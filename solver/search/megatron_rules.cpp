@@ -75,6 +75,7 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
   check(!(moe && e.tp > 1) || e.sp, MegatronRule::MoeTpNeedsSequenceParallel);
   check(e.cp == 1 || seq % (2 * e.cp) == 0, MegatronRule::CpSeqMultiple);
   check(e.cp == 1 || e.attention == Attention::Flash, MegatronRule::CpNeedsFusedAttention);
+  check(e.cp == 1 || model.attention != AttentionKind::MultiLatent, MegatronRule::MlaContextParallel);
   check(e.dp * e.micro_batch > 0 && e.global_batch % (e.dp * e.micro_batch) == 0, MegatronRule::GlobalBatchDivisible);
   if (e.vpp > 1) {
     check(e.pp > (effective_overlap(e).p2p ? 1 : 2), MegatronRule::InterleavedNeedsPp);

@@ -20,9 +20,9 @@ namespace nestfast::search {
 inline constexpr std::string_view kMegatronCommit = "d98e8a64ddf34856e74b24714e3bedb2f5a39553";
 
 // One command-line flag of pretrain_gpt.py.
-//   kind Switch: takes no value; Int: one integer; Choice: one of `choices`
-//   ('|'-separated); Text: one free string (a layout).
-enum class FlagKind { Switch, Int, Choice, Text };
+//   kind Switch: takes no value; Int: one integer; Real: one decimal number;
+//   Choice: one of `choices` ('|'-separated); Text: one free string (a layout).
+enum class FlagKind { Switch, Int, Real, Choice, Text };
 
 struct MegatronFlag {
   std::string_view name;  // with the leading "--"
@@ -63,6 +63,18 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--untie-embeddings-and-output-weights", FlagKind::Switch, "", "megatron/training/arguments.py:2460"},
     {"--disable-bias-linear", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:212"},
     {"--make-vocab-size-divisible-by", FlagKind::Int, "", "megatron/training/arguments.py:2441"},
+    // Multi-head latent attention (MLATransformerConfig, transformer_config.py:3278).
+    {"--multi-latent-attention", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:288"},
+    {"--q-lora-rank", FlagKind::Int, "", "megatron/training/arguments.py:3548"},
+    {"--kv-lora-rank", FlagKind::Int, "", "megatron/training/arguments.py:3550"},
+    {"--qk-head-dim", FlagKind::Int, "", "megatron/training/arguments.py:3552"},
+    {"--qk-pos-emb-head-dim", FlagKind::Int, "", "megatron/training/arguments.py:3554"},
+    {"--v-head-dim", FlagKind::Int, "", "megatron/training/arguments.py:3556"},
+    // The latent norms: without it the TE spec builds MLA's q/kv norms as
+    // IdentityOp (megatron/core/models/gpt/gpt_layer_specs.py:246-255).
+    {"--qk-layernorm", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:259"},
+    {"--rope-type", FlagKind::Choice, "rope|yarn", "megatron/training/arguments.py:2906"},
+    {"--no-rope-fusion", FlagKind::Switch, "", "megatron/training/arguments.py:2902"},
     {"--attention-backend", FlagKind::Choice, "flash|fused|unfused|local|auto",
      "megatron/core/transformer/transformer_config.py:151 (choices: megatron/core/transformer/enums.py:51)"},
     {"--bf16", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:180"},
@@ -76,6 +88,15 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--moe-shared-expert-intermediate-size", FlagKind::Int, "",
      "megatron/core/transformer/transformer_config.py:701"},
     {"--moe-layer-freq", FlagKind::Text, "", "megatron/training/arguments.py:3520"},
+    {"--moe-router-score-function", FlagKind::Choice, "softmax|sigmoid|sqrtsoftplus",
+     "megatron/core/transformer/transformer_config.py:808"},
+    {"--moe-router-enable-expert-bias", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:816"},
+    {"--moe-router-topk-scaling-factor", FlagKind::Real, "", "megatron/core/transformer/transformer_config.py:804"},
+    {"--moe-router-num-groups", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:780"},
+    {"--moe-router-group-topk", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:796"},
+    {"--moe-router-load-balancing-type", FlagKind::Choice,
+     "aux_loss|seq_aux_loss|global_aux_loss|sinkhorn|quantile_balancing|none", "megatron/training/arguments.py:3532"},
+    {"--moe-aux-loss-coeff", FlagKind::Real, "", "megatron/training/arguments.py:3536"},
     {"--moe-token-dispatcher-type", FlagKind::Choice, "allgather|alltoall|flex",
      "megatron/core/transformer/transformer_config.py:891"},
     // Communication overlapped with compute.
@@ -132,6 +153,12 @@ enum class MegatronRule {
   TpCommOverlap,             // --tp-comm-overlap: sequence parallelism
   MoeA2aOverlap,             // --overlap-moe-expert-parallel-comm: ep > 1, interleaving when pp > 1, the
                              // all-to-all dispatcher, no full recompute, bf16
+  MlaWithoutQueryGroups,     // multi-latent attention: no --group-query-attention
+  MlaRopeFusion,             // multi-latent attention with --rope-type rope: --no-rope-fusion
+  MlaAttentionBackend,       // multi-latent attention: TransformerEngine's flash backend refuses it
+  MlaContextParallel,        // multi-latent attention: cp = 1 (no TransformerEngine backend runs it under cp)
+  RouterExpertBias,          // --moe-router-enable-expert-bias: sigmoid (or sqrtsoftplus) scores
+  RouterGroups,              // group-limited routing: groups given, dividing the experts, group-topk <= groups
 };
 
 struct MegatronRuleText {
@@ -202,6 +229,27 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::MoeA2aOverlap, "megatron/core/transformer/transformer_config.py:3002",
      "--overlap-moe-expert-parallel-comm needs ep > 1, a virtual pipeline when pp > 1, the alltoall (or flex) "
      "token dispatcher, bf16 or fp16, and no full recompute"},
+    {MegatronRule::MlaWithoutQueryGroups, "megatron/training/arguments.py:1974",
+     "multi-latent attention excludes --group-query-attention"},
+    {MegatronRule::MlaRopeFusion, "megatron/core/transformer/transformer_config.py:3345",
+     "multi-latent attention fuses RoPE only for --rope-type yarn: plain rope needs --no-rope-fusion"},
+    // TransformerEngine's get_attention_backend (NVIDIA/TransformerEngine a0b36d0c,
+    // transformer_engine/pytorch/attention/dot_product_attention/utils.py, "Filter: Head dimension"):
+    // FlashAttention is disabled when the query/key and value head widths differ.
+    {MegatronRule::MlaAttentionBackend,
+     "transformer_engine/pytorch/attention/dot_product_attention/utils.py (TransformerEngine a0b36d0c)",
+     "multi-latent attention (query/key heads wider than value heads) runs in TransformerEngine's fused (cuDNN) "
+     "attention, not its flash backend: the priced fused attention is --attention-backend fused"},
+    // Same function, "Filter: Context parallelism": unfused attention has no CP path, and
+    // FusedAttention is disabled for CP when the head widths differ.
+    {MegatronRule::MlaContextParallel,
+     "transformer_engine/pytorch/attention/dot_product_attention/utils.py (TransformerEngine a0b36d0c)",
+     "multi-latent attention has no TransformerEngine attention backend under context parallelism: cp = 1"},
+    {MegatronRule::RouterExpertBias, "megatron/core/transformer/transformer_config.py:2617",
+     "--moe-router-enable-expert-bias needs --moe-router-score-function sigmoid or sqrtsoftplus"},
+    {MegatronRule::RouterGroups, "megatron/core/transformer/transformer_config.py:2671",
+     "--moe-router-group-topk needs --moe-router-num-groups dividing the experts and no smaller than the group "
+     "top-k"},
 };
 
 const MegatronRuleText& megatron_rule(MegatronRule rule);

@@ -43,6 +43,11 @@ bool is_int(const std::string& text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// What Python's float() accepts of the emitter's numbers: a whole decimal or scientific literal.
+bool is_real(const std::string& text) {
+  return std::regex_match(text, std::regex(R"([0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?)"));
+}
+
 // The layout string unrolled as pipeline_parallel_layer_layout.py:284 does,
 // split into stages.
 std::vector<std::string> layout_stages(std::string layout) {
@@ -100,6 +105,7 @@ ParsedLine parse_line(const std::string& line) {
     }
     const std::string value = tokens[++i];
     if (flag->kind == FlagKind::Int && !is_int(value)) parsed.problems.push_back(name + " " + value + " is not an integer");
+    if (flag->kind == FlagKind::Real && !is_real(value)) parsed.problems.push_back(name + " " + value + " is not a number");
     if (flag->kind == FlagKind::Choice) {
       const std::string choices = "|" + std::string(flag->choices) + "|";
       if (choices.find("|" + value + "|") == std::string::npos)
@@ -165,6 +171,48 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
   check(line.integer("--num-attention-heads", 0) == model.heads, "--num-attention-heads differs from the model's");
   check(line.integer("--max-position-embeddings", 0) >= seq, rule(MegatronRule::MaxPositions));
   check(model.moe.enabled() == (experts > 0), "--num-experts does not match the model");
+  const bool mla = line.has("--multi-latent-attention");
+  check(mla == (model.attention == AttentionKind::MultiLatent), "--multi-latent-attention does not match the model");
+  if (mla && model.attention == AttentionKind::MultiLatent) {
+    // MLATransformerConfig's defaults (transformer_config.py:3288-3300) are not DeepSeek-V3's: each must be given.
+    check(line.integer("--q-lora-rank", 0) == model.mla.q_lora_rank, "--q-lora-rank differs from the model's");
+    check(line.integer("--kv-lora-rank", 0) == model.mla.kv_lora_rank, "--kv-lora-rank differs from the model's");
+    check(line.integer("--qk-head-dim", 0) == model.mla.qk_head_dim, "--qk-head-dim differs from the model's");
+    check(line.integer("--qk-pos-emb-head-dim", 0) == model.mla.qk_rope_head_dim,
+          "--qk-pos-emb-head-dim differs from the model's");
+    check(line.integer("--v-head-dim", 0) == model.mla.v_head_dim, "--v-head-dim differs from the model's");
+    check(line.has("--qk-layernorm"), "the model's latent norms need --qk-layernorm (gpt_layer_specs.py:246)");
+  }
+  if (mla) {
+    check(!line.has("--group-query-attention"), rule(MegatronRule::MlaWithoutQueryGroups));
+    check(line.text("--rope-type", "yarn") == "yarn" || line.has("--no-rope-fusion"), rule(MegatronRule::MlaRopeFusion));
+    check(line.text("--attention-backend", "auto") != "flash", rule(MegatronRule::MlaAttentionBackend));
+    check(line.integer("--context-parallel-size", 1) == 1, rule(MegatronRule::MlaContextParallel));
+  }
+  // The router: Megatron's checks, then the model's own settings.
+  const std::string score = line.text("--moe-router-score-function", "softmax");
+  check(!line.has("--moe-router-enable-expert-bias") || score == "sigmoid" || score == "sqrtsoftplus",
+        rule(MegatronRule::RouterExpertBias));
+  if (line.has("--moe-router-group-topk")) {
+    const int router_groups = line.integer("--moe-router-num-groups", 0);
+    check(router_groups > 0 && experts % router_groups == 0 &&
+              line.integer("--moe-router-group-topk", 0) <= router_groups,
+          rule(MegatronRule::RouterGroups));
+  }
+  if (model.moe.enabled()) {
+    const RouterSpec& router = model.moe.router;
+    auto real = [&line](const std::string& flag) { return line.has(flag) ? std::stod(line.text(flag)) : 0.0; };
+    check((score == "sigmoid") == (router.score == RouterScore::Sigmoid), "--moe-router-score-function differs from the model's");
+    check(line.has("--moe-router-enable-expert-bias") == router.expert_bias, "the expert bias differs from the model's");
+    check(real("--moe-router-topk-scaling-factor") == router.topk_scaling, "the top-k scaling differs from the model's");
+    check(line.integer("--moe-router-num-groups", 0) == router.groups &&
+              line.integer("--moe-router-group-topk", 0) == router.group_topk,
+          "group-limited routing differs from the model's");
+    check((line.text("--moe-router-load-balancing-type", "aux_loss") == "seq_aux_loss") ==
+                  (router.balance == RouterBalance::SeqAuxLoss) &&
+              real("--moe-aux-loss-coeff") == router.balance_coeff,
+          "the router's balancing loss differs from the model's");
+  }
 
   check(tp >= 1 && pp >= 1 && cp >= 1 && world % (tp * pp * cp) == 0, rule(MegatronRule::ModelSizeDividesWorld));
   if (world % (tp * pp * cp) != 0 || tp * pp * cp == 0) return problems;

@@ -132,6 +132,58 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
   EXPECT_EQ(std::find(fine.begin(), fine.end(), MegatronRule::InterleavedNeedsPp), fine.end());
 }
 
+ModelSpec latent_model() {
+  ModelSpec model = moe_model();
+  model.name = "test-mla";
+  model.attention = AttentionKind::MultiLatent;
+  model.mla = {384, 128, 64, 32, 64};
+  model.moe.router = {RouterScore::Sigmoid, true, 2.5, 4, 2, RouterBalance::SeqAuxLoss, 0.0001};
+  return model;
+}
+
+TEST(MegatronValidator, LatentAttentionLinesCarryTheModelAndTheRulesUpstreamAsserts) {
+  const ModelSpec model = latent_model();
+  Execution e = plan(2, 1, 2, 1, 8, Framework::MegatronCore);
+  const search::MegatronArguments emitted = search::megatron_arguments(model, e);
+  for (const char* flag : {"--multi-latent-attention", "--q-lora-rank 384", "--kv-lora-rank 128", "--qk-head-dim 64",
+                           "--qk-pos-emb-head-dim 32", "--v-head-dim 64", "--qk-layernorm", "--rope-type rope",
+                           "--no-rope-fusion", "--attention-backend fused", "--moe-router-score-function sigmoid",
+                           "--moe-router-enable-expert-bias", "--moe-router-topk-scaling-factor 2.5",
+                           "--moe-router-num-groups 4", "--moe-router-group-topk 2",
+                           "--moe-router-load-balancing-type seq_aux_loss", "--moe-aux-loss-coeff 0.0001"})
+    EXPECT_NE(emitted.arguments.find(flag), std::string::npos) << flag << " in " << emitted.arguments;
+  EXPECT_TRUE(validate_line(model, 16, emitted).empty());
+
+  using search::MegatronRule;
+  auto broken = [&](const std::string& from, const std::string& to) {
+    search::MegatronArguments edited = emitted;
+    const std::size_t at = edited.arguments.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    edited.arguments.replace(at, from.size(), to);
+    return validate_line(model, 16, edited);
+  };
+  EXPECT_TRUE(mentions(broken("--attention-backend fused", "--attention-backend flash"), MegatronRule::MlaAttentionBackend));
+  EXPECT_TRUE(mentions(broken(" --no-rope-fusion", ""), MegatronRule::MlaRopeFusion));
+  EXPECT_TRUE(mentions(broken("--multi-latent-attention", "--multi-latent-attention --group-query-attention"),
+                       MegatronRule::MlaWithoutQueryGroups));
+  EXPECT_TRUE(mentions(broken("--context-parallel-size 1", "--context-parallel-size 2"), MegatronRule::MlaContextParallel));
+  EXPECT_TRUE(mentions(broken("--moe-router-score-function sigmoid", "--moe-router-score-function softmax"),
+                       MegatronRule::RouterExpertBias));
+  EXPECT_TRUE(mentions(broken("--moe-router-num-groups 4", "--moe-router-num-groups 3"), MegatronRule::RouterGroups));
+  // Dropping a model flag is a different model, which the validator names.
+  EXPECT_FALSE(broken(" --qk-layernorm", "").empty());
+  EXPECT_FALSE(broken("--q-lora-rank 384", "--q-lora-rank 512").empty());
+  EXPECT_FALSE(broken(" --moe-router-enable-expert-bias", "").empty());
+  EXPECT_FALSE(broken("--moe-aux-loss-coeff 0.0001", "--moe-aux-loss-coeff 0.001").empty());
+
+  // The search keeps MLA under cp > 1 out of the megatron-core space.
+  const Execution cp = plan(2, 2, 2, 1, 4, Framework::MegatronCore);
+  const std::vector<MegatronRule> rules = search::megatron_violations(model, cp);
+  EXPECT_NE(std::find(rules.begin(), rules.end(), MegatronRule::MlaContextParallel), rules.end());
+  const std::vector<MegatronRule> standard = search::megatron_violations(moe_model(), cp);
+  EXPECT_EQ(std::find(standard.begin(), standard.end(), MegatronRule::MlaContextParallel), standard.end());
+}
+
 TEST(MegatronValidator, RankGroupsFollowParallelStateOrder) {
   // tp-cp-dp-pp with tp=2, cp=1, dp=2, pp=2: dp groups stride 2, pp groups stride 4.
   EXPECT_EQ(masked_groups({2, 1, 2, 2}, {false, false, true, false}),

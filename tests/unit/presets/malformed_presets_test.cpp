@@ -168,6 +168,35 @@ TEST_F(MalformedPresets, ImpossibleValuesAreRejected) {
   expect_error([] { io::load_model("tiny"); }, file, 16, "model.moe.top_k", "more than the 4 experts");
 }
 
+TEST_F(MalformedPresets, LatentAttentionAndTheRouterAreChecked) {
+  const std::string mla =
+      "[model.mla]\nq_lora_rank = 64\nkv_lora_rank = 32\nqk_nope_head_dim = 16\nqk_rope_head_dim = 8\nv_head_dim = 16\n";
+  auto file = write("models/tiny.toml", std::string(kModel) + mla);
+  expect_error([] { io::load_model("tiny"); }, file, 8, "model.kv_heads", "multi-head latent attention has no query groups");
+  write("models/tiny.toml", replace(kModel, "kv_heads = 2", "kv_heads = 8") + mla);
+  const ModelSpec latent = io::load_model("tiny");
+  EXPECT_EQ(latent.attention, AttentionKind::MultiLatent);
+  EXPECT_EQ(latent.mla.qk_rope_head_dim, 8);
+  EXPECT_EQ(latent.head_dim, 16);  // the value head
+  file = write("models/tiny.toml", replace(kModel, "kv_heads = 2", "kv_heads = 8") + replace(mla, "v_head_dim = 16", "v_head_dim = 0"));
+  expect_error([] { io::load_model("tiny"); }, file, 19, "model.mla.v_head_dim", "must be at least 1, got 0");
+
+  const std::string moe = std::string(kModel) + "[model.moe]\nexperts = 8\ntop_k = 2\nexpert_ffn_hidden = 64\n";
+  file = write("models/tiny.toml", moe + "router_expert_bias = true\n");
+  expect_error([] { io::load_model("tiny"); }, file, 18, "model.moe.router_expert_bias", "needs router_score = \"sigmoid\"");
+  file = write("models/tiny.toml", moe + "router_groups = 3\nrouter_group_topk = 2\n");
+  expect_error([] { io::load_model("tiny"); }, file, 18, "model.moe.router_groups", "does not divide the 8 experts");
+  file = write("models/tiny.toml", moe + "router_groups = 4\n");
+  expect_error([] { io::load_model("tiny"); }, file, 14, "model.moe.router_group_topk", "go together");
+  file = write("models/tiny.toml", moe + "router_score = \"tanh\"\n");
+  expect_error([] { io::load_model("tiny"); }, file, 18, "model.moe.router_score", "must be \"softmax\" or \"sigmoid\"");
+  write("models/tiny.toml", moe + "router_score = \"sigmoid\"\nrouter_expert_bias = true\nrouter_topk_scaling = 2.5\n");
+  const RouterSpec router = io::load_model("tiny").moe.router;
+  EXPECT_EQ(router.score, RouterScore::Sigmoid);
+  EXPECT_TRUE(router.expert_bias);
+  EXPECT_EQ(router.topk_scaling, 2.5);
+}
+
 TEST_F(MalformedPresets, NanAndInfinityAreRejected) {
   auto file = write("gpus/toygpu.toml", replace(kGpu, "hbm_bandwidth_TBps = 1.5", "hbm_bandwidth_TBps = nan"));
   expect_error([] { io::load_gpu("toygpu"); }, file, 5, "gpu.hbm_bandwidth_TBps", "must be finite");

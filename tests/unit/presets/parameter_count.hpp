@@ -16,10 +16,23 @@ inline double mlp_weights(const ModelSpec& model, double ffn) {
   return (model.mlp == MlpKind::Swiglu ? 3.0 : 2.0) * model.hidden * ffn;
 }
 
+// Multi-head latent attention (DeepSeek-V2 paper, section 2.1): W^DQ, W^UQ
+// (a query head is nope + rope wide), W^DKV with the shared rotary key
+// W^KR, W^UK and W^UV, and W^O.
+inline double latent_attention_weights(const ModelSpec& model) {
+  const MlaSpec& m = model.mla;
+  const double hidden = model.hidden, heads = model.heads;
+  return hidden * m.q_lora_rank + m.q_lora_rank * heads * (m.qk_head_dim + m.qk_rope_head_dim) +
+         hidden * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * heads * (m.qk_head_dim + m.v_head_dim) +
+         heads * m.v_head_dim * hidden;
+}
+
 inline ParameterCount count_parameters(const ModelSpec& model) {
   const double hidden = model.hidden;
-  const double attention = hidden * model.heads * model.head_dim * 2.0  // q and o
-                           + hidden * model.kv_heads * model.head_dim * 2.0;  // k and v
+  const double attention = model.attention == AttentionKind::MultiLatent
+                               ? latent_attention_weights(model)
+                               : hidden * model.heads * model.head_dim * 2.0  // q and o
+                                     + hidden * model.kv_heads * model.head_dim * 2.0;  // k and v
   const double embeddings = static_cast<double>(model.vocab) * hidden * (model.tied_embeddings ? 1.0 : 2.0);
   ParameterCount count{embeddings, embeddings};
   const auto& moe = model.moe;

@@ -58,9 +58,8 @@ TEST_F(ShippedPresets, ModelSizesMatchThePublishedParameterCounts) {
       {"llama3-70b", {70.6e9, 70.6e9, 0.01}},    // Llama 3.1 model card
       {"llama2-7b", {6.74e9, 6.74e9, 0.01}},     // 6,738,415,616 in the released checkpoint
       {"mixtral-8x7b", {46.7e9, 12.9e9, 0.01}},  // Mixtral paper: 46.7B total, 12.9B active
-      // Report: 671B total, 37B active. MLA approximated as MHA adds ~1.1e9 of
-      // attention weights, which shows in the smaller active count (+4.5%).
-      {"deepseek-v3", {671e9, 37e9, 0.05}},
+      // Report: 671B total, 37B activated (both rounded; MTP's 11.5B not counted).
+      {"deepseek-v3", {671e9, 37e9, 0.02}},
       {"gpt3-175b", {175e9, 175e9, 0.01}},
       {"megatron-22b", {22e9, 22e9, 0.01}},
       {"turing-530b", {530e9, 530e9, 0.01}},
@@ -91,6 +90,17 @@ TEST_F(ShippedPresets, ModelStructureIsConsistent) {
   const auto deepseek = io::load_model("deepseek-v3");
   EXPECT_EQ(deepseek.moe.first_dense_layers, 3);
   EXPECT_EQ(deepseek.moe.shared_experts, 1);
+  EXPECT_EQ(deepseek.attention, AttentionKind::MultiLatent);  // config.json's MLA widths
+  EXPECT_EQ(deepseek.mla.q_lora_rank, 1536);
+  EXPECT_EQ(deepseek.mla.kv_lora_rank, 512);
+  EXPECT_EQ(deepseek.mla.qk_head_dim, 128);
+  EXPECT_EQ(deepseek.mla.qk_rope_head_dim, 64);
+  EXPECT_EQ(deepseek.mla.v_head_dim, 128);
+  EXPECT_EQ(deepseek.head_dim, 128);  // defaulted from v_head_dim
+  EXPECT_EQ(deepseek.moe.router.score, RouterScore::Sigmoid);
+  EXPECT_TRUE(deepseek.moe.router.expert_bias);
+  EXPECT_EQ(deepseek.moe.router.groups, 8);
+  EXPECT_EQ(deepseek.moe.router.group_topk, 4);
   EXPECT_FALSE(io::load_model("llama2-7b").moe.enabled());
 }
 
