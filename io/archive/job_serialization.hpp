@@ -55,14 +55,25 @@ void serialize(Archive& ar, nestfast::io::JobSpec& s, unsigned) {
 }
 
 template <class Archive>
+void serialize(Archive& ar, nestfast::RouterSpec& s, unsigned) {
+  ar& s.score& s.expert_bias& s.topk_scaling& s.groups& s.group_topk& s.balance& s.balance_coeff;
+}
+
+template <class Archive>
 void serialize(Archive& ar, nestfast::MoeSpec& s, unsigned) {
-  ar& s.num_experts& s.top_k& s.expert_ffn_hidden& s.shared_experts& s.first_dense_layers& s.layer_interval;
+  ar& s.num_experts& s.top_k& s.expert_ffn_hidden& s.shared_experts& s.first_dense_layers& s.layer_interval& s.router;
+}
+
+template <class Archive>
+void serialize(Archive& ar, nestfast::MlaSpec& s, unsigned) {
+  ar& s.q_lora_rank& s.kv_lora_rank& s.qk_head_dim& s.qk_rope_head_dim& s.v_head_dim;
 }
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::ModelSpec& s, unsigned) {
   ar& s.name& s.source& s.num_layers& s.hidden& s.ffn_hidden& s.heads& s.kv_heads& s.head_dim& s.vocab& s.seq_len& s.mlp&
-      s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.causal& s.dropout& s.dtype_bytes& s.moe;
+      s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.causal& s.dropout& s.dtype_bytes&
+      s.attention& s.mla& s.moe;
 }
 
 template <class Archive>

@@ -26,7 +26,9 @@ inline constexpr const char* kCatalogFormat = "nestfast-catalog";
 //    matmul curve and the network levels in /clusters. CatalogReader refuses
 //    any other version.
 // 4: /plans keeps the gradients' dtype (grad_reduce, issue 15).
-inline constexpr int kCatalogSchemaVersion = 4;
+// 5: /models keeps the attention kind with multi-head latent attention's
+//    widths (mla_*) and the MoE router's settings (moe_router_*).
+inline constexpr int kCatalogSchemaVersion = 5;
 
 struct CatalogIdentity {
   std::string job_name;

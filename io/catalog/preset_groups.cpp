@@ -33,12 +33,25 @@ void visit_model(Model& model, Visit&& visit) {
   visit("causal", model.causal);
   visit("dropout", model.dropout);
   visit("dtype_bytes", model.dtype_bytes);
+  visit("attention", model.attention);
+  visit("mla_q_lora_rank", model.mla.q_lora_rank);
+  visit("mla_kv_lora_rank", model.mla.kv_lora_rank);
+  visit("mla_qk_nope_head_dim", model.mla.qk_head_dim);
+  visit("mla_qk_rope_head_dim", model.mla.qk_rope_head_dim);
+  visit("mla_v_head_dim", model.mla.v_head_dim);
   visit("moe_num_experts", model.moe.num_experts);
   visit("moe_top_k", model.moe.top_k);
   visit("moe_expert_ffn_hidden", model.moe.expert_ffn_hidden);
   visit("moe_shared_experts", model.moe.shared_experts);
   visit("moe_first_dense_layers", model.moe.first_dense_layers);
   visit("moe_layer_interval", model.moe.layer_interval);
+  visit("moe_router_score", model.moe.router.score);
+  visit("moe_router_expert_bias", model.moe.router.expert_bias);
+  visit("moe_router_topk_scaling", model.moe.router.topk_scaling);
+  visit("moe_router_groups", model.moe.router.groups);
+  visit("moe_router_group_topk", model.moe.router.group_topk);
+  visit("moe_router_balance", model.moe.router.balance);
+  visit("moe_router_balance_coeff", model.moe.router.balance_coeff);
 }
 
 // The attributes of /clusters/<name> (the GPU's scalars).
@@ -84,6 +97,15 @@ struct AttributeWriter {
   void operator()(const char* name, PositionEmbedding value) const {
     write_attribute(group, name, value == PositionEmbedding::Rope ? "rope" : "learned");
   }
+  void operator()(const char* name, AttentionKind value) const {
+    write_attribute(group, name, value == AttentionKind::MultiLatent ? "mla" : "standard");
+  }
+  void operator()(const char* name, RouterScore value) const {
+    write_attribute(group, name, value == RouterScore::Sigmoid ? "sigmoid" : "softmax");
+  }
+  void operator()(const char* name, RouterBalance value) const {
+    write_attribute(group, name, value == RouterBalance::SeqAuxLoss ? "seq_aux_loss" : "aux_loss");
+  }
 };
 
 struct AttributeReader {
@@ -120,6 +142,15 @@ struct AttributeReader {
   }
   void operator()(const char* name, PositionEmbedding& value) const {
     value = choice(name, "rope", "learned") ? PositionEmbedding::Rope : PositionEmbedding::LearnedAbsolute;
+  }
+  void operator()(const char* name, AttentionKind& value) const {
+    value = choice(name, "mla", "standard") ? AttentionKind::MultiLatent : AttentionKind::Standard;
+  }
+  void operator()(const char* name, RouterScore& value) const {
+    value = choice(name, "sigmoid", "softmax") ? RouterScore::Sigmoid : RouterScore::Softmax;
+  }
+  void operator()(const char* name, RouterBalance& value) const {
+    value = choice(name, "seq_aux_loss", "aux_loss") ? RouterBalance::SeqAuxLoss : RouterBalance::AuxLoss;
   }
   // True for `first`, false for `second`, anything else is a damaged catalog.
   bool choice(const char* name, const char* first, const char* second) const {

@@ -8,6 +8,7 @@
 
 namespace nestfast::search {
 
-inline constexpr std::uint64_t kCostModelVersion = 3;
+// 4: multi-head latent attention priced as such (deepseek-v3 was MHA at head_dim 56).
+inline constexpr std::uint64_t kCostModelVersion = 4;
 
 }  // namespace nestfast::search

@@ -184,5 +184,60 @@ TEST(JobArchive, BroadcastCarriesTheWholeJob) {
   EXPECT_EQ(job_fingerprint(job), job_fingerprint(job));
 }
 
+// deepseek-v3's attention and router reach every rank and the catalog's
+// /models whole (a rank pricing MHA beside one pricing MLA would mix prices).
+TEST(JobArchive, ModelsKeepLatentAttentionAndTheRouter) {
+  ModelSpec model;
+  if (rank() == 0) {
+    model.name = "mla-model";
+    model.source = "test";
+    model.num_layers = 4;
+    model.hidden = 1024;
+    model.ffn_hidden = 4096;
+    model.heads = 16;
+    model.kv_heads = 16;
+    model.head_dim = 64;
+    model.vocab = 32000;
+    model.seq_len = 4096;
+    model.attention = AttentionKind::MultiLatent;
+    model.mla = {384, 128, 64, 32, 64};
+    model.moe.num_experts = 8;
+    model.moe.top_k = 2;
+    model.moe.expert_ffn_hidden = 512;
+    model.moe.router = {RouterScore::Sigmoid, true, 2.5, 4, 2, RouterBalance::SeqAuxLoss, 0.0001};
+  }
+  broadcast_archive(MPI_COMM_WORLD, 0, model);
+  auto expect_whole = [](const ModelSpec& m) {
+    EXPECT_EQ(m.attention, AttentionKind::MultiLatent);
+    EXPECT_EQ(m.mla.q_lora_rank, 384);
+    EXPECT_EQ(m.mla.kv_lora_rank, 128);
+    EXPECT_EQ(m.mla.qk_head_dim, 64);
+    EXPECT_EQ(m.mla.qk_rope_head_dim, 32);
+    EXPECT_EQ(m.mla.v_head_dim, 64);
+    EXPECT_EQ(m.moe.router.score, RouterScore::Sigmoid);
+    EXPECT_TRUE(m.moe.router.expert_bias);
+    EXPECT_EQ(m.moe.router.topk_scaling, 2.5);
+    EXPECT_EQ(m.moe.router.groups, 4);
+    EXPECT_EQ(m.moe.router.group_topk, 2);
+    EXPECT_EQ(m.moe.router.balance, RouterBalance::SeqAuxLoss);
+    EXPECT_EQ(m.moe.router.balance_coeff, 0.0001);
+  };
+  expect_whole(model);
+
+  const std::string path = shared_path("models");
+  CatalogWriter writer =
+      CatalogWriter::create(MPI_COMM_WORLD, path + ".partial", CatalogIdentity{"models", "[job]\n", 1, ""});
+  std::vector<PlanEntry> none;
+  writer.write_plans(none);
+  writer.write_models({model});
+  writer.write_validation({});
+  writer.complete(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    expect_whole(CatalogReader(path).model("mla-model"));
+    std::remove(path.c_str());
+  }
+}
+
 }  // namespace
 }  // namespace nestfast::io
