@@ -232,15 +232,22 @@ void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& shar
   const double core = sharding.flash_attention ? t * (d.heads / d.tp) * kFp32Bytes
                                                : t * (d.heads / d.tp) * d.s * (d.e + (d.mask > 0 ? d.mask + d.e : 0));
   work.stash_bytes[0] += replicated + attention + core;
-  work.stash_bytes[1] += replicated + attention + (sharding.flash_attention ? core : 0);
+  // Selective recompute checkpoints the core attention whatever its backend
+  // (Megatron-LM d98e8a64, megatron/core/transformer/attention.py:392 and
+  // :1555; recompute_modules defaults to ["core_attn"],
+  // transformer_config.py:1940): the checkpoint keeps its inputs Q, K, V
+  // (attention.py:462, tensor_parallel.checkpoint), the projection keeps the
+  // output, and the core's own stash (the s^2 scores, or a fused kernel's
+  // log-sum-exp) is not kept.
+  work.stash_bytes[1] += replicated + attention;
   work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
 }
 
-// Selective recompute re-runs the unfused attention core; a fused kernel
-// stores nothing to recompute, so selective costs (and saves) nothing there.
-void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block, bool fused) {
+// Selective recompute re-runs the attention core's forward in the backward,
+// fused or not (add_block_stash_common).
+void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block) {
   work.model_flops = 3 * mean_forward_flops;
-  work.selective_recompute_flops = block && !fused ? attention_flops : 0;
+  work.selective_recompute_flops = block ? attention_flops : 0;
   work.full_recompute_flops = block ? mean_forward_flops : 0;
 }
 
@@ -288,7 +295,7 @@ LayerWork head_work(const Dims& d) {
   work.stash_bytes = {stash, stash, stash};
   work.working_bytes = 2 * logits * kFp32Bytes;
   work.kernels = 5;  // final norm, logits GEMM, the vocab-parallel cross-entropy's max, sum and loss
-  finish_flops(work, gemm_flops(work.gemms), 0, false, false);
+  finish_flops(work, gemm_flops(work.gemms), 0, false);
   return work;
 }
 
@@ -304,7 +311,7 @@ LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
   work.output_bytes = d.tokens * d.h * d.e / d.tp;
   work.working_bytes = work.stash_bytes[0];
   const double attention = gemm_flops(work.attention_gemms);
-  finish_flops(work, gemm_flops(work.gemms) + attention - repeated, attention, true, sharding.flash_attention);
+  finish_flops(work, gemm_flops(work.gemms) + attention - repeated, attention, true);
   work.full_recompute_flops += repeated;
   return work;
 }
@@ -353,7 +360,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   const double attention = gemm_flops(work.attention_gemms);
   const double mean_forward =
       gemm_flops(work.gemms) - (sharding.expert_imbalance - 1) * mean_expert_flops + attention - repeated;
-  finish_flops(work, mean_forward, attention, true, sharding.flash_attention);
+  finish_flops(work, mean_forward, attention, true);
   work.full_recompute_flops = gemm_flops(work.gemms) + attention;  // what the hottest device recomputes
   return work;
 }

@@ -16,7 +16,9 @@
 //   full:                 2 s b h (/t with sp)  (only the block input is kept)
 // generalised here to GQA (q and kv widths), SwiGLU (gate and up outputs are
 // kept), MoE experts (k routed copies of each token), cp (s/cp queries per
-// device against all s keys), fused attention (no s^2 terms) and
+// device against all s keys), fused attention (no s^2 terms; selective
+// recompute still checkpoints the fused core, as Megatron-Core does, and
+// drops its log-sum-exp) and
 // multi-head latent attention (its latents, and Q/K/V/O at their own head
 // widths, in place of 8 s b h / t).
 #include <array>

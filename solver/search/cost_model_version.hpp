@@ -9,6 +9,7 @@
 namespace nestfast::search {
 
 // 4: multi-head latent attention priced as such (deepseek-v3 was MHA at head_dim 56).
-inline constexpr std::uint64_t kCostModelVersion = 4;
+// 5: selective recompute priced as Megatron-Core runs it under fused attention too.
+inline constexpr std::uint64_t kCostModelVersion = 5;
 
 }  // namespace nestfast::search

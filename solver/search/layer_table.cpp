@@ -204,7 +204,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     set(values, LayerColumn::GradAllReduce, i, dp_collective(work, config.grad_reduce_bytes_per_param, true));
     set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, config.grad_reduce_bytes_per_param, false));
     set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
-    set(values, LayerColumn::RecomputeSelective, i, block && !fused ? attention_fw : 0.0);
+    // Selective: the checkpointed core attention's forward again before its
+    // backward (attention.py:1555 at Megatron-LM d98e8a64), a fused kernel's
+    // as well; under cp its forward is the ring, so the ring runs again too.
+    set(values, LayerColumn::RecomputeSelective, i, block ? attention_fw + cp_fw : 0.0);
     set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);
     set(values, LayerColumn::DenseParams, i, work.dense_params);
     set(values, LayerColumn::ExpertParams, i, work.expert_params);

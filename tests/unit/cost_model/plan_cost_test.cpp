@@ -81,11 +81,17 @@ TEST(PlanCost, RecomputeTradesTimeForMemory) {
   const PlanCost none = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::None)));
   const PlanCost selective = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::Selective)));
   const PlanCost full = evaluate_plan(model, cluster, unfused(plan(4, 2, 1, 16, 2, Recompute::Full)));
-  // Fused attention keeps nothing of size s^2: selective recompute saves and costs nothing.
+  // Fused attention keeps nothing of size s^2, yet Megatron-Core checkpoints
+  // the fused core under selective recompute as well (attention.py:1555 at
+  // d98e8a64): its forward runs again in the backward for the few bytes of
+  // its log-sum-exp.
   const PlanCost fused_none = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::None));
   const PlanCost fused_selective = evaluate_plan(model, cluster, plan(4, 2, 1, 16, 2, Recompute::Selective));
-  EXPECT_EQ(fused_none.iteration_time_s, fused_selective.iteration_time_s);
-  EXPECT_EQ(fused_none.ranks[0].memory.activations_bytes, fused_selective.ranks[0].memory.activations_bytes);
+  EXPECT_LT(fused_none.iteration_time_s, fused_selective.iteration_time_s);
+  EXPECT_GT(fused_none.ranks[0].memory.activations_bytes, fused_selective.ranks[0].memory.activations_bytes);
+  EXPECT_LT(fused_none.ranks[0].memory.activations_bytes - fused_selective.ranks[0].memory.activations_bytes,
+            0.01 * fused_none.ranks[0].memory.activations_bytes);
+  EXPECT_GT(fused_selective.hardware_flops, fused_none.hardware_flops);
   EXPECT_LT(fused_none.ranks[0].memory.activations_bytes, none.ranks[0].memory.activations_bytes);
   EXPECT_LT(none.iteration_time_s, selective.iteration_time_s);
   EXPECT_LT(selective.iteration_time_s, full.iteration_time_s);
