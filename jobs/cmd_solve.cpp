@@ -269,8 +269,9 @@ void register_solve(CLI::App& app, CliContext& context) {
                       "run the exhaustive baseline only up to this many plans (default 200000)");
   add_framework_option(*command, flags->framework);
   add_list_option(*command, "--recompute-layers", flags->recompute_layers,
-                      "megatron-core: block recompute of N layers per stage to search, comma list; 0 = full "
-                      "recompute of every layer (default: 0 and powers of two below the layers per stage)");
+                      "block recompute of the first N layers of every stage to search (Megatron's "
+                      "--recompute-method block), comma list; 0 = full recompute of every layer (default: 0 and "
+                      "powers of two below the layers per stage)");
   command->add_flag("--allow-fsdp-pp", flags->allow_fsdp_pp,
                     "megatron-core: allow ZeRO-2/3 (Megatron-FSDP) with pp > 1, which no upstream test runs");
   command->add_option("--launch", flags->launch,

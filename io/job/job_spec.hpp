@@ -39,7 +39,7 @@ struct SearchLimits {
   std::vector<int> vpp;
   std::vector<bool> sp;
   std::vector<std::string> recompute;  // none, selective, full
-  std::vector<int> recompute_layers;   // megatron-core block recompute; empty = the search's default
+  std::vector<int> recompute_layers;   // block recompute of N layers per stage; empty = the search's default
   std::string framework = "megatron-core";  // or "nest"
   bool allow_fsdp_pp = false;          // megatron-core: ZeRO-2/3 with pp > 1
   Attention attention = Attention::Flash;  // how every plan is priced (solve's --attention)

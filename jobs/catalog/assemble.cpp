@@ -26,9 +26,10 @@ io::PlanEntry priced_entry(const PointWork& point, const Execution& plan, const 
                            double expected_time_s) {
   // The stored rows carry attention, overlaps and the gradients' dtype, the
   // checkpoint does not: a point's plans are priced with its problem's (under
-  // megatron-core cp > 1 runs fused, plan_attention).
+  // megatron-core cp > 1 runs fused, plan_attention; a nest search's plans may
+  // be megatron-core plans).
   Execution priced = plan;
-  priced.attention = search::plan_attention(point.problem.framework, point.problem.attention, plan.cp);
+  priced.attention = search::plan_attention(plan.framework, point.problem.attention, plan.cp);
   priced.overlap = point.problem.overlap;
   priced.grad_reduce = point.problem.grad_reduce;
   search::PlanRecord record = search::price_plan_record(point.problem.model, point.problem.cluster, priced, kind, rank_k);
@@ -100,9 +101,8 @@ AssembledPoint assemble_point(const PointWork& point, const std::vector<DecodedI
   }
   for (const search::BaselineResult& baseline : baselines) {
     if (baseline.feasible) {
-      // The checkpoint keeps degrees and stages; the framework follows from the point.
-      Execution plan = baseline.plan;
-      plan.framework = point.problem.framework;
+      // The checkpoint keeps degrees, stages and the framework.
+      const Execution& plan = baseline.plan;
       out.plans.push_back(priced_entry(point, plan, baseline.name.c_str(), 0, baseline.iteration_time_s));
     } else {
       // Degrees only: a plan that does not fit keeps them so people see what was tried.

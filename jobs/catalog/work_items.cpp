@@ -173,6 +173,7 @@ void encode_baselines(const std::vector<search::BaselineResult>& results, const 
     if (plan.placement.size() != kParallelDims) throw std::logic_error("a baseline plan has an incomplete placement");
     for (std::size_t d = 0; d < kParallelDims; ++d) slot[17 + d] = static_cast<double>(static_cast<int>(plan.placement[d]));
     slot[22] = static_cast<double>(plan.stages.size());
+    slot[23] = static_cast<double>(static_cast<int>(plan.framework));  // under nest a baseline may be a megatron-core plan
     encode_stages(plan.stages, slot.subspan(kBaselineHeader));
   }
   seal(values);
@@ -217,6 +218,8 @@ std::vector<search::BaselineResult> decode_baselines(std::span<const double> sea
     }
     plan.stages = decode_stages(slot.subspan(kBaselineHeader),
                                 static_cast<std::size_t>(stored_integer(slot[22], 0, 1LL << 20, "a stage count")));
+    plan.framework = static_cast<Framework>(
+        integer(23, std::max(static_cast<int>(Framework::MegatronCore), static_cast<int>(Framework::Nest))));
     results.push_back(std::move(result));
   }
   return results;

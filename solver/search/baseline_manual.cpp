@@ -32,6 +32,7 @@ BaselineResult manual_baseline(const SolveProblem& problem) {
       instance.sp = tp > 1 && seq % tp == 0 ? 1 : 0;
       instance.micro_batch = 1;
       instance.zero_stage = dp > 1 ? 1 : 0;
+      instance.framework = problem.framework;
       Execution execution = execution_skeleton(problem, instance);
       PlanCost cost;
       try {

@@ -255,6 +255,7 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                   probe.micro_batch = mbs;
                   probe.zero_stage = zero;
                   probe.vpp = vpp;
+                  probe.framework = problem.framework;
                   try {
                     validate_degrees(model, problem.cluster, execution_skeleton(problem, probe), gpus);
                   } catch (const std::invalid_argument& error) {
@@ -262,7 +263,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                     continue;
                   }
                   // Recompute: per stage (one mask) under Nest; one setting
-                  // per plan under MegatronCore, full also as block recompute.
+                  // per plan under MegatronCore, full also as block recompute
+                  // of the first N blocks of every chunk.
                   std::vector<std::pair<unsigned, int>> recomputes;
                   if (!megatron) {
                     recomputes.emplace_back(all_modes_mask, 0);
@@ -300,6 +302,7 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                       instance.recompute_mask = mask;
                       instance.recompute_layers = recompute_layers;
                       instance.uneven_layers = space.uneven_layers ? 1 : 0;
+                      instance.framework = problem.framework;
                       instance.ordinal = instances.size();
                       instances.push_back(instance);
                     }
@@ -310,6 +313,33 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
           }
         }
       }
+    }
+  }
+  if (!megatron) {
+    // Nest's space holds Megatron-Core's: its plans that Nest's own
+    // instances do not already cover join as MegatronCore instances, so
+    // Nest's best is never slower and, when it is one of these, runs as
+    // emitted. Those are block recompute of N layers (Nest recomputes whole
+    // stages), and at cp > 1 Megatron's expert grid, which takes ep from
+    // cp*dp beside tp (at cp = 1 it is Nest's ep carved out of dp in
+    // Megatron's order), and the fused attention Megatron runs there when
+    // unfused is asked. The others are Nest's own instances with a recompute
+    // mask that holds their one mode.
+    SolveProblem as_megatron = problem;
+    as_megatron.framework = Framework::MegatronCore;
+    std::vector<DpInstance> megatron_instances;
+    try {
+      megatron_instances = enumerate_instances(as_megatron, space);
+    } catch (const std::invalid_argument&) {
+      // Megatron-Core runs none of them: Nest's own instances stand alone.
+    }
+    for (DpInstance& instance : megatron_instances) {
+      const bool same_attention = plan_attention(Framework::MegatronCore, problem.attention, instance.cp) ==
+                                  plan_attention(Framework::Nest, problem.attention, instance.cp);
+      const bool own_layout = instance.cp == 1 || (instance.ep == 1 && same_attention);
+      if (instance.recompute_layers == 0 && own_layout) continue;
+      instance.ordinal = instances.size();
+      instances.push_back(instance);
     }
   }
   if (instances.empty()) {
@@ -336,11 +366,11 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.optimizer = problem.optimizer;
   execution.a2a = problem.a2a;
   execution.expert_imbalance = problem.expert_imbalance;
-  execution.attention = plan_attention(problem.framework, problem.attention, instance.cp);
+  execution.attention = plan_attention(instance.framework, problem.attention, instance.cp);
   execution.overlap = problem.overlap;
   execution.grad_reduce = problem.grad_reduce;
   execution.placement.assign(instance.placement.begin(), instance.placement.end());
-  execution.framework = problem.framework;
+  execution.framework = instance.framework;
   return execution;
 }
 

@@ -6,6 +6,8 @@
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/megatron_args.hpp"
+#include "solver/search/megatron_rules.hpp"
+#include "solver/search/solve.hpp"
 #include "solver/search/stage_cost.hpp"
 
 namespace nestfast::search {
@@ -32,6 +34,46 @@ void set_plan_fields(PlanRecord& record, const Execution& execution) {
   record.overlap = execution.overlap;
   record.overlap_priced = to_string(effective_overlap(execution));
   record.grad_reduce = execution.grad_reduce;
+}
+
+// A plan of the NEST space that Megatron-Core runs exactly as priced (its
+// rules hold, it has Megatron's attention, its placement is one of Megatron's
+// rank orders, and with Megatron's expert grid it prices to the same time and
+// memory) is a megatron-core plan:
+// recorded, emitted and launched as one. Any other plan is returned as it is.
+Execution as_priced_by_its_framework(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
+                                     const PlanCost& cost) {
+  if (execution.framework != Framework::Nest || !cost.feasible) return execution;
+  Execution megatron = execution;
+  megatron.framework = Framework::MegatronCore;
+  if (plan_attention(Framework::MegatronCore, execution.attention, execution.cp) != execution.attention)
+    return execution;
+  const std::vector<ParallelDim> dp_pp = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp,
+                                          ParallelDim::Pp};
+  const std::vector<ParallelDim> pp_dp = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,
+                                          ParallelDim::Dp};
+  // The same order of the dims larger than 1 (ep as the nest layout carves it).
+  const ExecutionLayout nest_layout = compute_layout(cluster, execution);
+  auto active = [&](const std::vector<ParallelDim>& order) {
+    std::vector<ParallelDim> dims;
+    for (ParallelDim dim : order)
+      if (nest_layout.size[static_cast<std::size_t>(static_cast<int>(dim))] > 1) dims.push_back(dim);
+    return dims;
+  };
+  for (const std::vector<ParallelDim>& order : {dp_pp, pp_dp}) {
+    if (active(order) != active(execution.placement)) continue;
+    megatron.placement = order;
+    if (!megatron_violations(model, megatron).empty()) continue;
+    try {
+      derive_stage_layout(compute_layout(cluster, megatron), megatron);
+      const PlanCost again = evaluate_plan(model, cluster, megatron);
+      if (again.feasible && again.iteration_time_s == cost.iteration_time_s &&
+          again.memory_peak_bytes == cost.memory_peak_bytes)
+        return megatron;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return execution;
 }
 
 }  // namespace
@@ -61,8 +103,9 @@ PlanRecord unpriced_plan_record(const std::string& model, const std::string& clu
   return record;
 }
 
-PlanRecord plan_record(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
+PlanRecord plan_record(const ModelSpec& model, const ClusterSpec& cluster, const Execution& priced,
                        const PlanCost& cost, const std::string& kind, int rank_k) {
+  const Execution execution = as_priced_by_its_framework(model, cluster, priced, cost);
   const int seq_len = execution.seq_len > 0 ? execution.seq_len : model.seq_len;
   PlanRecord record = unpriced_plan_record(model.name, cluster.name, execution.devices(), execution.global_batch,
                                            seq_len, kind, rank_k, &execution);

@@ -88,7 +88,9 @@ struct PlanRecord {
 };
 
 // A priced plan. `execution` has its stage layout derived (first_device,
-// boundary_level); `cost` is evaluate_plan's price of it.
+// boundary_level); `cost` is evaluate_plan's price of it. A framework-nest
+// plan that Megatron-Core runs exactly as priced (its rules, its rank order
+// and expert grid, the same time and memory) is recorded as megatron-core.
 PlanRecord plan_record(const ModelSpec& model, const ClusterSpec& cluster, const Execution& execution,
                        const PlanCost& cost, const std::string& kind, int rank_k);
 

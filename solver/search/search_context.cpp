@@ -15,7 +15,7 @@ std::string join(const Values&... values) {
 }
 
 std::string layout_key(const DpInstance& s) {
-  std::string key = join(s.tp, s.cp, s.ep, s.pp, s.dp);
+  std::string key = join(s.tp, s.cp, s.ep, s.pp, s.dp, static_cast<int>(s.framework));
   for (ParallelDim dim : s.placement) key += std::to_string(static_cast<int>(dim));
   return key;
 }
@@ -48,7 +48,7 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.ep_group.fanout = {instance.ep};
   config.a2a = problem.a2a;
   config.expert_imbalance = problem.expert_imbalance;
-  config.attention = plan_attention(problem.framework, problem.attention, instance.cp);
+  config.attention = plan_attention(instance.framework, problem.attention, instance.cp);
   config.causal = problem.model.causal;
   config.grad_reduce_bytes_per_param = grad_bytes_per_param(problem.grad_reduce);
   return build_layer_table(problem.model, problem.cluster, config);
@@ -113,7 +113,7 @@ SearchContext::SearchContext(const SolveProblem& problem, const std::vector<DpIn
   std::map<std::string, LayerTable> compute_tables;
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const DpInstance& s = instances[i];
-    const std::string key = join(s.tp, s.cp, s.ep, s.sp, s.micro_batch);
+    const std::string key = join(s.tp, s.cp, s.ep, s.sp, s.micro_batch, static_cast<int>(s.framework));
     auto it = compute_tables.find(key);
     if (it == compute_tables.end()) it = compute_tables.emplace(key, compute_only_table(problem, s)).first;
     lower_bound_[i] = pipeline_floor(problem, s, it->second);

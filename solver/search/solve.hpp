@@ -49,7 +49,8 @@ struct SolveProblem {
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   double expert_imbalance = 1.0;
   // What the plans must run on (execution.hpp). Under MegatronCore the space
-  // is what Megatron-LM runs as emitted (megatron_rules.hpp).
+  // is what Megatron-LM runs as emitted (megatron_rules.hpp); Nest's space
+  // holds all of MegatronCore's as well (enumerate_instances).
   Framework framework = Framework::Nest;
   // The attention every plan runs (Megatron-Core + TransformerEngine: fused).
   // Under MegatronCore a plan with cp > 1 is priced fused whatever this says:
@@ -81,6 +82,10 @@ struct DpInstance {
   unsigned recompute_mask = 0b111;  // bit r: Recompute mode r may be used by a stage
   int recompute_layers = 0;         // Full: 0 = every block, N > 0 = block recompute of N per stage
   int uneven_layers = 1;            // 0: near-equal blocks per stage only
+  // The framework the instance's plans run on: the problem's, or under Nest
+  // also MegatronCore for the plans Nest's own layouts lack (Megatron's
+  // expert grid, fused attention at cp > 1 when unfused is asked).
+  Framework framework = Framework::Nest;
 };
 
 struct SearchStats {

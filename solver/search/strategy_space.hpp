@@ -23,9 +23,10 @@ struct StrategySpace {
   // The recompute modes each stage may pick from (the DP picks per stage;
   // under MegatronCore each mode is its own instance: one setting per plan).
   std::vector<Recompute> recompute;
-  // MegatronCore: block recompute (--recompute-method block) of N layers per
-  // stage, N from this list; empty = powers of two below the blocks per
-  // stage. 0 in the list = no block recompute (full means every layer).
+  // Block recompute (Megatron's --recompute-method block) of the first N
+  // blocks of every stage, N from this list; empty = powers of two below the
+  // blocks per stage. 0 in the list = no block recompute (full means every
+  // layer). Under Nest these are the MegatronCore plans of its space.
   std::vector<int> recompute_layers;
   // MegatronCore: ZeRO-2/3 (Megatron-FSDP) with pp > 1, which no upstream
   // test runs (megatron_rules.hpp, FsdpWithoutPipeline).
@@ -51,7 +52,7 @@ inline constexpr ListRange kDpRange{1, 1 << 24};
 inline constexpr ListRange kMicroBatchRange{1, 4096};
 inline constexpr ListRange kZeroRange{0, 3};
 inline constexpr ListRange kVppRange{1, 64};
-inline constexpr ListRange kRecomputeLayersRange{0, 4096};  // megatron-core block recompute; 0 = every layer
+inline constexpr ListRange kRecomputeLayersRange{0, 4096};  // block recompute; 0 = every layer
 
 // Defaults when a list is empty (beyond "divides what it must"):
 inline constexpr int kDefaultMaxCp = 8;

@@ -5,10 +5,13 @@ For every model x cluster x GPU count it runs `nestfast solve --json` once
 with --framework megatron-core and once with --framework nest (same point;
 the Megatron-style manual baseline, a plan both spaces contain, is priced
 once under megatron-core) and prints one markdown table: the best plan's iteration
-time in each space, the Megatron-style manual baseline's, and the speed-up
-over it in each space. It also writes every megatron-core line it saw (best
-plan, alternatives, manual baseline) to OUT/megatron-lines.jsonl, one JSON
-object a line, so the lines can be checked by another tool.
+time in each space, the Megatron-style manual baseline's, the speed-up over it
+in each space, and whether nest's best is one of its own plans or a
+megatron-core plan (the NEST space holds those too), then the points where
+nest's best is slower (there should be none). It also writes every
+megatron-core line it saw (best plan, alternatives, manual baseline, and the
+megatron-core plans among nest's) to OUT/megatron-lines.jsonl, one JSON object
+a line, so the lines can be checked by another tool.
 
 usage: framework_sweep.py NESTFAST OUT_DIR [--models a,b] [--clusters a,b] [--gpus 64,256]
 """
@@ -66,12 +69,15 @@ def main():
                         base = manual(result)
                         nest = [p for p in result["plans"] if p["kind"] == "nest"]
                         row[framework] = {"best": nest[0]["iteration_time_s"],
-                                          "manual": base["iteration_time_s"] if base else None}
-                        if framework != "megatron-core":
-                            continue
+                                          "manual": base["iteration_time_s"] if base else None,
+                                          "framework": nest[0]["framework"]}
                         plans = [("best", nest[0])] + [(f"alternative {p['rank_k']}", p) for p in nest[1:]]
                         if base:
                             plans.append(("manual", base))
+                        if framework == "nest":
+                            # Megatron-Core plans found in the NEST space run as emitted too.
+                            plans = [(f"nest {what}", plan) for what, plan in plans
+                                     if plan["framework"] == "megatron-core"]
                         for what, plan in plans:
                             lines.write(json.dumps({"model": model, "cluster": cluster, "gpus": gpus, "what": what,
                                                     "command": command, "args": plan["megatron_args"],
@@ -83,9 +89,10 @@ def main():
     def cell(value, fmt="{:.3f}"):
         return "-" if value is None else fmt.format(value)
 
-    print("| model | cluster | GPUs | manual (s) | megatron-core best (s) | speed-up | nest best (s) | speed-up |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | cluster | GPUs | manual (s) | megatron-core best (s) | speed-up | nest best (s) | speed-up | nest best's framework |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     ups = {"megatron-core": [], "nest": []}
+    slower = []
     for row in rows:
         cells = []
         base = None
@@ -98,12 +105,18 @@ def main():
             if up is not None:
                 ups[framework].append(up)
             cells += [cell(best), cell(up, "{:.2f}x")]
-        print(f"| {row['model']} | {row['cluster']} | {row['gpus']} | {cell(base)} | " + " | ".join(cells) + " |")
+        nest_framework = row["nest"]["framework"] if row["nest"] else "-"
+        print(f"| {row['model']} | {row['cluster']} | {row['gpus']} | {cell(base)} | " + " | ".join(cells) +
+              f" | {nest_framework} |")
+        if row["megatron-core"] and (not row["nest"] or row["nest"]["best"] > row["megatron-core"]["best"]):
+            slower.append(f"{row['model']} {row['cluster']} {row['gpus']}")
     for framework, values in ups.items():
         if values:
             print(f"\n{framework}: {len(values)} points with a manual baseline, speed-up median "
                   f"{statistics.median(values):.2f}x, geometric mean {statistics.geometric_mean(values):.2f}x, "
                   f"range {min(values):.2f}-{max(values):.2f}x")
+    print(f"\nnest's best slower than megatron-core's at {len(slower)} of {len(rows)} points"
+          + (": " + ", ".join(slower) if slower else ""))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # One plan, one Megatron-LM line: solve, evaluate and query (through a
 # catalog) print byte-identical argument lines for the same plan, and the
 # launch files of solve --launch and query --launch are identical, valid bash
-# and sized to the cluster. --framework nest says on every output that
-# Megatron-LM cannot run its plans as they are, and refuses --launch.
+# and sized to the cluster. --framework nest says on every output of its own
+# plans that Megatron-LM cannot run them as they are, and refuses --launch for
+# them; the Megatron-Core plans its space holds launch.
 set -euo pipefail
 : "${NESTFAST:?}" "${TEST_TMPDIR:?}"
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -97,13 +98,31 @@ assert int(sys.argv[1]) == len(shlex.split(line)), (sys.argv[1], len(shlex.split
 PY
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' solve-launch/plan.json
 
-# framework nest: said on every output, and no launch file.
-"$NESTFAST" solve --model mixtral-8x7b --cluster h200-superpod --gpus 64 --gbs 256 --framework nest --no-baselines \
-  --pp 1,2 --mbs 1 --vpp 1 > nest.txt
+# framework nest: its own plans say so on every output, and get no launch file;
+# the Megatron-Core plans its space holds (here Megatron's expert grid at
+# cp > 1 is the best) are labelled so, emitted without a note, and launch.
+# (pp innermost is no Megatron rank order; a NEST plan that Megatron-Core runs as
+# priced is recorded as megatron-core.)
+NEST_ONLY=(--placement pp,tp,dp)
+"$NESTFAST" solve --model llama2-7b --cluster h200-superpod --gpus 16 --gbs 64 --framework nest --no-baselines \
+  "${SPACE[@]}" "${NEST_ONLY[@]}" > nest.txt
+grep -q "best plan: .* framework=nest$" nest.txt || fail "the dense nest best is not one of nest's own plans"
+"$NESTFAST" solve --model llama2-7b --cluster h200-superpod --gpus 16 --gbs 64 --framework nest --no-baselines \
+  "${SPACE[@]}" > nest-any.txt
+grep -q "best plan: .* placement=tp,cp,ep,dp,pp .* framework=megatron-core$" nest-any.txt \
+  || fail "nest's best in Megatron's rank order is not recorded as the megatron-core plan it is"
 grep -q "framework nest: Megatron-LM cannot run this plan as priced" nest.txt || fail "nest output does not say so"
+"$NESTFAST" solve --model mixtral-8x7b --cluster h200-superpod --gpus 64 --gbs 256 --framework nest --no-baselines \
+  --pp 1,2 --mbs 1 --vpp 1 --launch nest-moe-launch > nest-moe.txt
+grep -q "best plan: .* cp=4 ep=8 .* framework=megatron-core$" nest-moe.txt \
+  || fail "nest's best MoE plan is not the megatron-core plan with Megatron's expert grid"
+grep -q "framework nest: Megatron-LM cannot run" nest-moe.txt && fail "a megatron-core plan of the nest space got the nest note"
+grep -q "^ *Megatron-LM (pretrain_gpt.py, framework megatron-core): .*--context-parallel-size 4 --expert-model-parallel-size 8 " \
+  nest-moe.txt || fail "the megatron-core plan of the nest space is not emitted as such"
+bash -n nest-moe-launch/launch.sbatch || fail "the launch file of nest's megatron-core plan is not valid bash"
 rc=0
 "$NESTFAST" solve --model llama2-7b --cluster h200-superpod --gpus 16 --gbs 64 --framework nest --no-baselines \
-  "${SPACE[@]}" --launch nest-launch > /dev/null 2> nest-err.txt || rc=$?
+  "${SPACE[@]}" "${NEST_ONLY[@]}" --launch nest-launch > /dev/null 2> nest-err.txt || rc=$?
 [ "$rc" -eq 2 ] || fail "--framework nest --launch must fail with exit 2, got $rc"
 grep -q "cannot run as priced" nest-err.txt || fail "the refusal does not say why"
 [ ! -e nest-launch/launch.sbatch ] || fail "a launch file was written for a nest plan"

@@ -115,5 +115,46 @@ TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
   EXPECT_EQ(counts.failed, 0);
 }
 
+// The NEST space holds Megatron-Core's (enumerate_instances): on real MoE
+// presets its best is never slower, and the Megatron-Core plans it returns
+// (Megatron's expert grid) are launchable as emitted like any other.
+TEST(MegatronSweep, TheNestSpaceHoldsMegatronCoresPlans) {
+  int compared = 0, megatron_plans = 0;
+  // (deepseek-v3 fits from 256 H100s; smaller points take a long diagnosis.)
+  const std::vector<std::pair<std::string, int>> points = {{"mixtral-8x7b", 64}, {"mixtral-8x7b", 256},
+                                                           {"deepseek-v3", 256}};
+  for (const auto& [model_name, gpus] : points) {
+    {
+      search::SolveProblem problem;
+      problem.model = io::load_model(model_name);
+      problem.cluster = io::load_cluster("h100-superpod");
+      problem.gpus = gpus;
+      problem.global_batch = std::max(gpus, 512);
+      search::SolveOptions options;
+      options.top_k = 5;
+      options.baselines = false;
+      problem.framework = Framework::MegatronCore;
+      const search::SolveResult megatron = search::solve(problem, search::StrategySpace{}, options);
+      problem.framework = Framework::Nest;
+      const search::SolveResult nest = search::solve(problem, search::StrategySpace{}, options);
+      const std::string point = model_name + " at " + std::to_string(gpus) + " GPUs, nest";
+      if (!megatron.feasible) continue;
+      ASSERT_TRUE(nest.feasible) << point;
+      ++compared;
+      EXPECT_LE(nest.top.front().iteration_time_s, megatron.top.front().iteration_time_s) << point;
+      for (std::size_t k = 0; k < nest.top.size(); ++k) {
+        if (nest.top[k].plan.framework != Framework::MegatronCore) continue;
+        ++megatron_plans;
+        bool ok = true;
+        check_plan(problem, nest.top[k].plan, point + " #" + std::to_string(k + 1), ok);
+      }
+    }
+  }
+  std::printf("the NEST space at %d MoE points: %d megatron-core plans among its top 5, each checked\n", compared,
+              megatron_plans);
+  EXPECT_GE(compared, 3);
+  EXPECT_GT(megatron_plans, 0);
+}
+
 }  // namespace
 }  // namespace nestfast::megatron_test

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <optional>
 
 #include <set>
 #include <stdexcept>
@@ -63,7 +64,20 @@ TEST(StrategySpace, EveryInstanceIsValidAndRestrictionsHold) {
       // With dp*cp = 1 every ZeRO stage is the same plan, searched as stage 0.
       EXPECT_EQ(instance.zero_stage, instance.dp * instance.cp > 1 ? 1 : 0);
       EXPECT_EQ(instance.recompute_mask, 1u << static_cast<unsigned>(Recompute::Full));
-      EXPECT_EQ(instance.placement[0], ParallelDim::Pp);
+      if (instance.framework == Framework::Nest) {
+        EXPECT_EQ(instance.placement[0], ParallelDim::Pp);
+        continue;
+      }
+      // A Megatron-Core plan of the NEST space has one of Megatron's two
+      // orders, the one that puts the dims larger than 1 as the user's does.
+      auto active = [&](const auto& order) {
+        const int size[] = {instance.tp, instance.cp, 1, instance.pp, instance.dp};  // ParallelDim order
+        std::vector<ParallelDim> dims;
+        for (ParallelDim dim : order)
+          if (size[static_cast<int>(dim)] > 1) dims.push_back(dim);
+        return dims;
+      };
+      EXPECT_EQ(active(instance.placement), active(narrow.placements.front()));
     }
   }
 }
@@ -108,6 +122,51 @@ TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
   EXPECT_GT(instances, 1000u);
   EXPECT_GT(pp_dp_orders, 10u);
   EXPECT_GT(blocks, 100u);
+}
+
+// Nest's space holds Megatron-Core's: over random problems (MoE included,
+// cp allowed, memory tight so recompute binds) Nest's best is never slower.
+// It fails if Nest lacks a plan Megatron-Core has and prices faster (its
+// expert grid, its block recompute): the cases where Nest's best is one of
+// those are counted and must occur.
+TEST(StrategySpace, NestsBestIsNeverSlowerThanMegatronCores) {
+  int compared = 0, won_by_addition = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    testing::RandomCase c = testing::random_case(seed);
+    if (seed % 2 == 0) {  // half the cases MoE, so Megatron's expert grid is in play
+      c.problem.model.moe.num_experts = 4;
+      c.problem.model.moe.top_k = 2;
+      c.problem.model.moe.expert_ffn_hidden = c.problem.model.hidden;
+      c.problem.model.moe.layer_interval = 1;
+    }
+    c.space.placements.clear();
+    c.space.cp = {1, 2};
+    testing::tighten_memory(c, seed);
+    SolveOptions options;
+    options.top_k = 1;
+    options.threads = 1;
+    options.baselines = false;
+    auto best = [&](Framework framework) -> std::optional<InstanceResult> {
+      c.problem.framework = framework;
+      try {
+        const SolveResult result = solve(c.problem, c.space, options);
+        if (result.feasible) return result.top.front();
+      } catch (const std::invalid_argument&) {
+      }
+      return std::nullopt;
+    };
+    const std::optional<InstanceResult> megatron = best(Framework::MegatronCore);
+    const std::optional<InstanceResult> nest = best(Framework::Nest);
+    if (!megatron) continue;
+    ASSERT_TRUE(nest) << "seed " << seed << ": Megatron-Core has a plan, Nest none";
+    ++compared;
+    EXPECT_LE(nest->iteration_time_s, megatron->iteration_time_s) << "seed " << seed;
+    bool block_recompute = false;
+    for (const StagePlan& stage : nest->plan.stages) block_recompute |= stage.recompute_layers > 0;
+    if (nest->plan.framework == Framework::MegatronCore || block_recompute) ++won_by_addition;
+  }
+  EXPECT_GT(compared, 30);
+  EXPECT_GT(won_by_addition, 0) << "no case needs Megatron's expert grid or block recompute: the test cannot fail";
 }
 
 TEST(StrategySpace, AnEmptySpaceIsABadInputNamingTheFlags) {
