@@ -10,6 +10,9 @@ namespace nestfast::search {
 
 // 4: multi-head latent attention priced as such (deepseek-v3 was MHA at head_dim 56).
 // 5: selective recompute priced as Megatron-Core runs it under fused attention too.
-inline constexpr std::uint64_t kCostModelVersion = 5;
+// 6: the DP collectives of a rank's later interleaved chunks, hidden behind the
+//    first chunk's backward, cost overlap_slowdown x their time; the h100-sxm and
+//    h200 GEMM curve x 1.04 (docs/cost-model.md).
+inline constexpr std::uint64_t kCostModelVersion = 6;
 
 }  // namespace nestfast::search

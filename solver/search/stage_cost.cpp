@@ -52,6 +52,13 @@ StageFootprint& StageFootprint::operator+=(const StageFootprint& other) {
     grad_all_reduce_first_s = other.grad_all_reduce_first_s;
     grad_reduce_scatter_first_s = other.grad_reduce_scatter_first_s;
     param_gather_first_s = other.param_gather_first_s;
+    grad_all_reduce_first_hidden_s = other.grad_all_reduce_first_hidden_s;
+    grad_reduce_scatter_first_hidden_s = other.grad_reduce_scatter_first_hidden_s;
+    param_gather_first_hidden_s = other.param_gather_first_hidden_s;
+  } else {
+    grad_all_reduce_rest_s += other.grad_all_reduce_first_hidden_s;
+    grad_reduce_scatter_rest_s += other.grad_reduce_scatter_first_hidden_s;
+    param_gather_rest_s += other.param_gather_first_hidden_s;
   }
   grad_all_reduce_rest_s += other.grad_all_reduce_rest_s;
   grad_reduce_scatter_rest_s += other.grad_reduce_scatter_rest_s;

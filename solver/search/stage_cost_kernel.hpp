@@ -75,12 +75,20 @@ struct StageFootprint {
   double grad_reduce_scatter_rest_s = 0;
   double param_gather_first_s = 0;
   double param_gather_rest_s = 0;
+  // What the first layer's collectives cost when another chunk's compute
+  // hides them: overlap_slowdown x their time, the SMs and HBM bandwidth
+  // they take from that compute (overlap.hpp), as for every other hidden
+  // collective.
+  double grad_all_reduce_first_hidden_s = 0;
+  double grad_reduce_scatter_first_hidden_s = 0;
+  double param_gather_first_hidden_s = 0;
   int chunks = 0;  // stages summed into this footprint
 
   // Sums; working = max. Summed over a pipeline rank's chunks in stage
   // order, only the first chunk's first layer stays exposed: the others end
   // their last backward (and start their first forward) with the first
-  // chunk's pipeline-deep backward (forward) still to run beside them.
+  // chunk's pipeline-deep backward (forward) still to run beside them, and
+  // cost that compute their *_first_hidden_s.
   StageFootprint& operator+=(const StageFootprint& other);
 };
 
@@ -188,6 +196,9 @@ NESTFAST_HD inline StageFootprint stage_footprint(const LayerTableView& table, i
   footprint.grad_reduce_scatter_rest_s = table.sum(LayerColumn::GradReduceScatterExposed, first + 1, last);
   footprint.param_gather_first_s = table.sum(LayerColumn::ParamAllGather, first, first);
   footprint.param_gather_rest_s = table.sum(LayerColumn::ParamAllGatherExposed, first + 1, last);
+  footprint.grad_all_reduce_first_hidden_s = table.overlap_slowdown * footprint.grad_all_reduce_first_s;
+  footprint.grad_reduce_scatter_first_hidden_s = table.overlap_slowdown * footprint.grad_reduce_scatter_first_s;
+  footprint.param_gather_first_hidden_s = table.overlap_slowdown * footprint.param_gather_first_s;
   footprint.chunks = 1;
   return footprint;
 }
