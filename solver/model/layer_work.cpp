@@ -83,6 +83,26 @@ void add_mlp(LayerWork& work, const Dims& d, double tokens, double width, double
   }
 }
 
+// The attention core, for standard and latent attention alike. Fused: one
+// kernel reads Q, K, V and writes O (qkvo_bytes), and runs core_flops (its
+// QK^T and attention x V), less the causal blocks it skips; its backward
+// recomputes QK^T before the four gradient GEMMs. Unfused: scale + mask +
+// softmax (read, write) and dropout (read, write, mask) over the local score
+// matrix.
+void add_attention_core(LayerWork& work, const Dims& d, const Sharding& sharding, double core_flops,
+                        double qkvo_bytes) {
+  if (sharding.flash_attention) {
+    work.attention_hbm_bytes += qkvo_bytes;
+    const double causal_fraction = sharding.causal ? 0.5 * (1 + kFusedAttentionTile / d.s) : 1.0;
+    work.fused_attention_flops = core_flops * (causal_fraction < 1 ? causal_fraction : 1.0);
+    work.kernels += 1;
+  } else {
+    work.kernels += 4;
+    const double scores = d.tokens * (d.heads / d.tp) * d.s;
+    work.attention_hbm_bytes += scores * (2 * d.e + (d.mask > 0 ? 2 * d.e + d.mask : 0));
+  }
+}
+
 // Multi-head latent attention as Megatron-Core's MLASelfAttention runs it
 // under the TransformerEngine spec (Megatron-LM d98e8a64,
 // megatron/core/models/gpt/gpt_layer_specs.py:246-310 and
@@ -129,16 +149,7 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   // of query and key and the contiguous copy of the value, linear_proj, two
   // bias-dropout-adds and the pre-MLP norm.
   work.kernels += 16;
-  if (sharding.flash_attention) {
-    work.attention_hbm_bytes += t * (q + k + v + v) * d.e / d.tp;  // Q, K, V in, O out
-    const double causal_fraction = sharding.causal ? 0.5 * (1 + kFusedAttentionTile / d.s) : 1.0;
-    work.fused_attention_flops = (scores_qk + scores_v) * batched * (causal_fraction < 1 ? causal_fraction : 1.0);
-    work.kernels += 1;
-  } else {
-    work.kernels += 4;
-    const double scores = t * heads * d.s;
-    work.attention_hbm_bytes += scores * (2 * d.e + (d.mask > 0 ? 2 * d.e + d.mask : 0));
-  }
+  add_attention_core(work, d, sharding, (scores_qk + scores_v) * batched, t * (q + k + v + v) * d.e / d.tp);
   // As add_attention's norms and residual adds on the hidden state, plus the
   // latent norms (read, write) and the head reshuffles: rotary on the query
   // part (read, write), the query concatenation (read, write q), the key
@@ -170,20 +181,7 @@ double add_attention(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double batched = sharding.micro_batch * d.heads / d.tp;
   work.attention_gemms.push_back({per_head, 2 * batched});
   work.kernels += 6;  // 2 norms, QKV, output projection, 2 bias-dropout-adds
-  if (sharding.flash_attention) {
-    // One fused kernel reads Q, K, V and writes O; its backward recomputes
-    // QK^T before the four gradient GEMMs.
-    work.attention_hbm_bytes += t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
-    const double causal_fraction = sharding.causal ? 0.5 * (1 + kFusedAttentionTile / d.s) : 1.0;
-    work.fused_attention_flops = per_head * 2 * batched * (causal_fraction < 1 ? causal_fraction : 1.0);
-    work.kernels += 1;
-  } else {
-    work.kernels += 4;
-    // Scale + mask + softmax (read, write) and dropout (read, write, mask)
-    // over the local score matrix.
-    const double scores = t * (d.heads / d.tp) * d.s;
-    work.attention_hbm_bytes += scores * (2 * d.e + (d.mask > 0 ? 2 * d.e + d.mask : 0));
-  }
+  add_attention_core(work, d, sharding, per_head * 2 * batched, t * (2 * d.q + 2 * d.kv) * d.e / d.tp);
   // Two layer norms (read, write) and two dropout + residual adds (read 2,
   // write 1, mask) on the replicated hidden state.
   work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + d.mask));
