@@ -203,18 +203,19 @@ EOF
   # only), so the solver's predictions can be set against what the testbed
   # measures. Per GPU, as presets are: a rank's share of its server's NIC.
   # Latency between servers: 100 us, the small-message figure of TCP over
-  # veth on an idle link. It used to add the 64 KiB host queue at RATE
-  # (2.7 ms at 200 Mbit/s), the wait of a stage hand-over behind a busy NIC's
-  # parked data. Since a stage ends with a synchronous send (the last rail
-  # chunk is an MPI_Issend, comm/exec/fast_program.cpp), a 4 x 2 stage hands
-  # over on a drained queue: 1 MiB measured 87.8 ms against a bound of
-  # 84.8 ms, about 0.8 ms per stage, below the 92.9 ms the queue term priced.
-  # On 8 x 1 the hand-over still costs about 4 ms a stage (191 ms against
-  # 161.5 ms at 1 MiB), so there the price is a lower estimate
-  # (docs/testbed.md).
-  local gpu_gbps bridge_latency_us
+  # veth on an idle link; since a stage ends with a synchronous send (the
+  # last rail chunk is an MPI_Issend, comm/exec/fast_program.cpp) a stage
+  # hands over on a drained NIC queue, and the 64 KiB host queue at RATE
+  # (2.6 ms at 200 Mbit/s, 5.2 ms at 100 Mbit/s) that used to be added
+  # overpriced both 4 x 2 and 8 x 1 on an idle machine (docs/testbed.md).
+  # Efficiency: tbf meters whole Ethernet frames (MTU + 14 bytes) while a
+  # frame carries MTU - 52 bytes of TCP payload (IPv4 20, TCP 20, the
+  # timestamp option 12), so data moves at (MTU - 52) / (MTU + 14) of RATE,
+  # 0.9927 at MTU 9000. The lower bound stays at RATE (the declared line rate).
+  local gpu_gbps bridge_latency_us bridge_efficiency
   gpu_gbps=$(awk -v b="$rate_bits" -v m="$ranks" 'BEGIN { printf "%.9g", b / 8 / 1e9 / m }')
   bridge_latency_us=100
+  bridge_efficiency=$(awk -v mtu="$mtu" 'BEGIN { printf "%.6f", (mtu - 52) / (mtu + 14) }')
   cat > "$dir/cluster.toml" <<EOF
 # The emulated cluster of testbed $prefix (tests/testbed/netcluster.sh up $servers $ranks $rate $buffer_text $mtu).
 # Synthetic: $servers network namespaces of $ranks ranks, one $rate NIC each (tbf both ways), a Linux
@@ -238,6 +239,8 @@ group_size = 0
 bandwidth_GBps = $gpu_gbps
 latency_us = $bridge_latency_us
 oversubscription = 1
+efficiency = $bridge_efficiency
+efficiency_source = "computed: TCP payload (MTU $mtu - 52 header bytes) per Ethernet frame (MTU + 14) that tbf meters at $rate"
 EOF
   trap - EXIT
   echo "export NESTFAST_TESTBED=$dir"

@@ -27,6 +27,7 @@ algos=${ALGOS:-fast,mpi,pairwise}
 out=$(realpath -m "${OUT:-$(mktemp -d)}")
 mkdir -p "$out"
 python=/usr/bin/python3  # Debian's, with python3-h5py
+trap 'exit 130' INT TERM  # so that the EXIT trap takes a testbed this script made down
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); jobs and catalogs in $out"
 
 validate_here() {  # validate_here NAME: one job on the testbed of $NESTFAST_TESTBED
