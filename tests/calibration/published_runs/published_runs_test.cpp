@@ -94,6 +94,7 @@ std::vector<PublishedRun> read_runs(const std::string& path) {
 struct Source {
   std::string match;
   std::string cluster;
+  Framework framework = Framework::Nest;  // megatron-core: Megatron's expert grid (ep over cp*dp)
   Attention attention = Attention::Flash;
   bool sp = false;
   int zero = 0;
@@ -133,6 +134,7 @@ std::vector<Source> read_sources(const std::string& path) {
     Source source;
     source.match = entry["match"].value_or(std::string());
     source.cluster = entry["cluster"].value_or(std::string());
+    source.framework = parse_framework(entry["framework"].value_or(std::string("nest")), "sources.toml framework");
     source.attention = parse_attention(entry["attention"].value_or(std::string("flash")), "sources.toml attention");
     source.sp = entry["sp"].value_or(false);
     source.zero = entry["zero"].value_or(0);
@@ -210,6 +212,21 @@ double metric_of(const PublishedRun& run, const ModelSpec& model, double seconds
     return 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)) / (seconds * gpus) / 1e12;
   if (metric.find("(6*N+6*l*h*s)*B*s") != std::string::npos)
     return (6 * total_parameters(model) + 6 * l * h * s) * B * s / (seconds * gpus) / 1e12;
+  if (metric.find("num_floating_point_operations of Megatron-LM core_r0.8/0.9") != std::string::npos) {
+    // megatron/training/training.py:105 at 7f22e210cd (MCore v0.8 - v0.9):
+    // 12 B s l h^2 ((1 + g/a + s/h) q/h + k F/h x 1.5 (SwiGLU) + shared
+    // + V / (2 l h)), q = heads x head_dim, g = query groups, k = routed
+    // experts per token, F = --ffn-hidden-size (the expert width for
+    // Mixtral), no causal halving, the router not counted.
+    const double q = model.heads * static_cast<double>(model.head_dim), groups = model.kv_heads,
+                 heads = model.heads, gated = model.mlp == MlpKind::Swiglu ? 1.5 : 1.0;
+    const bool moe = model.moe.enabled();
+    const double ffn = moe ? model.moe.expert_ffn_hidden : model.ffn_hidden, routed = moe ? model.moe.top_k : 1;
+    const double shared = moe ? model.moe.shared_experts * static_cast<double>(model.moe.expert_ffn_hidden) : 0;
+    return 12 * B * s * l * h * h *
+           ((1 + groups / heads + s / h) * q / h + ffn / h * routed * gated + shared / h * gated + V / (2 * l * h)) /
+           (seconds * gpus) / 1e12;
+  }
   throw std::runtime_error(run.file + ":" + std::to_string(run.line) + ": unknown metric '" + metric + "'");
 }
 
@@ -229,6 +246,8 @@ Priced price(const PublishedRun& run, const Source& source, const ModelSpec& mod
   base.pp = run.integer("pp");
   base.dp = run.integer("dp");
   base.cp = run.has("cp") ? run.integer("cp") : 1;
+  base.ep = run.has("ep") ? run.integer("ep") : 1;
+  base.framework = source.framework;
   base.global_batch = run.integer("gbs");
   base.seq_len = run.integer("seq");
   base.sp = (run.has("sp") ? run.at("sp") == "on" : source.sp) && base.tp > 1;
