@@ -3,8 +3,11 @@
 // broken device. Configured by the environment of the process it is loaded in:
 //   NESTFAST_FAULT_CALL   pwrite | write | fsync | rename   (pwrite covers pwrite64 and
 //                         write covers both write and pwrite; fsync covers fdatasync)
-//   NESTFAST_FAULT_ERRNO  ENOSPC | EIO | EDQUOT | SIGKILL   (default ENOSPC; SIGKILL: the
-//                         process is killed at that call instead, as by a node failure)
+//   NESTFAST_FAULT_ERRNO  ENOSPC | EIO | EDQUOT | SIGKILL | SIGSTOP   (default ENOSPC;
+//                         SIGKILL: the process is killed at that call instead, as by a
+//                         node failure; SIGSTOP: it stops itself there, after logging, and
+//                         the call goes through once it is continued, so a test can hold
+//                         a job at a known point of its work)
 //   NESTFAST_FAULT_AFTER  N: the first N matching calls succeed, later ones fail (default 0)
 //   NESTFAST_FAULT_TIMES  K: only K calls fail, then they succeed again (default: all)
 //   NESTFAST_FAULT_PATH   count only calls on files whose path contains this text
@@ -51,6 +54,7 @@ static void configure(void) {
   if (code != NULL && strcmp(code, "EIO") == 0) fault_errno = EIO;
   if (code != NULL && strcmp(code, "EDQUOT") == 0) fault_errno = EDQUOT;
   if (code != NULL && strcmp(code, "SIGKILL") == 0) fault_errno = -SIGKILL;
+  if (code != NULL && strcmp(code, "SIGSTOP") == 0) fault_errno = -SIGSTOP;
   if (getenv("NESTFAST_FAULT_AFTER") != NULL) after = atol(getenv("NESTFAST_FAULT_AFTER"));
   if (getenv("NESTFAST_FAULT_TIMES") != NULL) times = atol(getenv("NESTFAST_FAULT_TIMES"));
   path_part = getenv("NESTFAST_FAULT_PATH");
@@ -94,6 +98,10 @@ static int should_fail(int kind, int fd, const char* path) {
   ++injected;
   log_line("NESTFAST_FAULT_LOG");
   if (fault_errno == -SIGKILL) raise(SIGKILL);
+  if (fault_errno == -SIGSTOP) {
+    raise(SIGSTOP);
+    return 0;
+  }
   errno = fault_errno;
   return 1;
 }

@@ -105,19 +105,25 @@ run_with_fault 2 NESTFAST_FAULT_CALL=rename NESTFAST_FAULT_PATH=out.h5.partial N
 grep -q "renaming out.h5.partial to out.h5: Input/output error" err.txt || { cat err.txt >&2; fail "a failed rename: unclear error"; }
 expect_resume_to_reference 2 "a failed rename"
 
-# 7. Two jobs on one output: while the first runs (stopped, so it surely still
-#    runs), a second one, with --force or without, is refused at once; the
-#    first then finishes with the uninterrupted run's catalog.
-"$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out two.h5 --no-progress > first.txt 2>&1 &
+# 7. Two jobs on one output: while the first runs (held by the shim, which
+#    stops its rank 0 at its first write to the checkpoint, so it surely
+#    still runs: a job stopped from outside once the checkpoint file
+#    appeared could finish first on a loaded machine, and the second job
+#    then met a finished catalog), a second one, with --force or without, is
+#    refused at once; the first then finishes with the uninterrupted run's
+#    catalog.
+rm -f stopped.log
+"$MPIEXEC" -n 2 -genv LD_PRELOAD "$preload" -genv NESTFAST_FAULT_LOG "$PWD/stopped.log" -genv NESTFAST_FAULT_CALL pwrite \
+  -genv NESTFAST_FAULT_PATH two.h5.checkpoint -genv NESTFAST_FAULT_ERRNO SIGSTOP -genv NESTFAST_FAULT_RANK 0 \
+  -genv NESTFAST_FAULT_TIMES 1 "$NESTFAST" catalog job.toml --out two.h5 --no-progress > first.txt 2>&1 &
 first=$!
 waited=0
-until [ -e two.h5.checkpoint ]; do
+until [ -s stopped.log ]; do
   sleep 0.05
   waited=$((waited + 1))
-  [ "$waited" -lt 1200 ] || fail "the first job never started its checkpoint"
+  [ "$waited" -lt 1200 ] || { kill "$first" 2> /dev/null; fail "the first job never wrote its checkpoint"; }
 done
 ranks=$(pgrep -P "$(pgrep -P "$first" | head -1)" | tr '\n' ' ')
-kill -STOP $ranks
 for force in "" --force; do
   expect_one_line_error 2 "two.h5: another job is writing this catalog now" \
     "$MPIEXEC" -n 2 "$NESTFAST" catalog job.toml --out two.h5 --no-progress $force
