@@ -44,6 +44,7 @@ struct EvaluateOptions {
   std::string cluster;
   int gpus = 0;
   int tp = 1, cp = 1, ep = 1, pp = 1, dp = 0;  // dp 0 = gpus / (tp*cp*pp)
+  int etp = 0;                                 // 0 = tp
   std::string sp = "off";
   int gbs = 0;
   int mbs = 1;
@@ -104,6 +105,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.tp = options.tp;
   execution.cp = options.cp;
   execution.ep = options.ep;
+  execution.expert_tp = options.etp;
   execution.pp = options.pp;
   execution.dp = options.dp;
   if (execution.dp == 0) {
@@ -371,6 +373,9 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--dp", options->dp, "data-parallel degree (default gpus/(tp*cp*pp)); ep is carved out of it");
   command->add_option("--cp", options->cp, "context-parallel degree");
   command->add_option("--ep", options->ep, "expert-parallel degree (divides dp and the expert count)");
+  command->add_option("--etp", options->etp,
+                      "expert tensor-parallel degree: tp (the default) or, under --framework megatron-core, 1 "
+                      "(whole experts; Megatron's --expert-tensor-parallel-size)");
   command->add_option("--sp", options->sp, "sequence parallelism: on|off");
   auto* gbs = command->add_option("--gbs", options->gbs, "global batch in sequences");
   command->add_option("--mbs", options->mbs, "micro-batch size in sequences");

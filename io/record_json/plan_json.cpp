@@ -129,6 +129,7 @@ nlohmann::json to_json(const search::PlanRecord& record) {
   out["tp"] = record.tp;
   out["cp"] = record.cp;
   out["ep"] = record.ep;
+  out["etp"] = record.etp > 0 ? record.etp : record.tp;  // records read from a catalog carry none: tp
   out["pp"] = record.pp;
   out["dp"] = record.dp;
   out["sp"] = record.sp;
@@ -187,6 +188,8 @@ search::PlanRecord plan_record_from_json(const nlohmann::json& object, const std
   record.tp = integer(reader, object, path, "tp", 1);
   record.cp = integer(reader, object, path, "cp", 1);
   record.ep = integer(reader, object, path, "ep", 1);
+  // Absent (files written before it): the experts split like the dense layers.
+  record.etp = object.contains("etp") ? integer(reader, object, path, "etp", 1) : record.tp;
   record.pp = integer(reader, object, path, "pp", 1);
   record.dp = integer(reader, object, path, "dp", 1);
   record.sp = reader.boolean(reader.member(object, path, "sp"), join(path, "sp"));

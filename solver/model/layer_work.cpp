@@ -322,14 +322,24 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   const double k = moe.top_k;
   const double experts_here = static_cast<double>(moe.num_experts) / sharding.ep;
   const double width = moe.expert_ffn_hidden;
+  // The experts split over the expert-tp group (etp = tp, or 1: whole
+  // experts). Megatron's all-to-all dispatcher sends each device's own
+  // tokens (its sequence share under sp) to the ep group, then all-gathers
+  // what arrived over expert-tp and reduce-scatters it after the experts,
+  // both only when etp > 1 (megatron/core/transformer/moe/token_dispatcher.py
+  // :741-751, :824-832 at d98e8a64): a device's experts see k t etp / tp
+  // token copies at width / etp, the same FLOPs for any etp.
+  Dims expert = d;
+  expert.tp = sharding.etp > 0 ? sharding.etp : sharding.tp;
+  const double expert_tokens = k * t * expert.tp / d.tp;
   // Router (replicated over tp, on the device's share of tokens with sp).
   work.gemms.push_back({2 * t * d.replicated * d.h * moe.num_experts, 1});
   work.kernels += 4;  // router GEMM, top-k, permute, un-permute
-  // Routed experts: the ep group's k*t token copies per device spread over
-  // its experts; the hottest device gets `imbalance` times the mean.
-  const double tokens_per_expert = k * t / experts_here;
+  // Routed experts: the ep group's token copies spread over its experts; the
+  // hottest device gets `imbalance` times the mean.
+  const double tokens_per_expert = expert_tokens / experts_here;
   const std::size_t first_expert_gemm = work.gemms.size();
-  add_mlp(work, d, tokens_per_expert, width, experts_here);
+  add_mlp(work, expert, tokens_per_expert, width, experts_here);
   const double mean_expert_flops = [&] {
     double total = 0;
     for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) total += work.gemms[i].flops * work.gemms[i].count;
@@ -337,17 +347,24 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   }();
   for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) work.gemms[i].count *= sharding.expert_imbalance;
   // Permute and un-permute every token copy (read + write each way).
-  work.hbm_bytes += sharding.expert_imbalance * k * t * d.h * 4 * d.e;
+  work.hbm_bytes += sharding.expert_imbalance * expert_tokens * d.h * 4 * d.e;
   if (moe.shared_experts > 0) add_mlp(work, d, t, width * moe.shared_experts, 1);
+  // Whole experts: the block's MLP unit of TP collectives is gone (the
+  // dispatcher starts from the sequence share; shared experts, if any, keep
+  // the dense MLP's).
+  if (expert.tp != d.tp && moe.shared_experts == 0) {
+    work.tp_collectives_forward -= 1;
+    work.tp_collectives_backward -= 1;
+  }
 
   work.ep_bytes = k * t * d.h * d.e / d.tp;
   work.ep_all_to_alls_forward = 2;  // dispatch and combine
   work.dense_params = attention_params(d) + 2 * norm_params(d) + d.h * moe.num_experts +
                       (moe.shared_experts > 0 ? mlp_params(d, width * moe.shared_experts) / d.tp : 0);
-  work.expert_params = experts_here * mlp_params(d, width) / d.tp;
+  work.expert_params = experts_here * mlp_params(d, width) / expert.tp;
 
   add_block_stash_common(work, d, sharding);
-  const double routed = sharding.expert_imbalance * k * t * (d.h * d.e + mlp_stash_per_token(d, width) / d.tp);
+  const double routed = sharding.expert_imbalance * expert_tokens * (d.h * d.e + mlp_stash_per_token(d, width) / expert.tp);
   const double shared = moe.shared_experts > 0 ? t * mlp_stash_per_token(d, width * moe.shared_experts) / d.tp : 0;
   const double router = t * d.replicated * moe.num_experts * kFp32Bytes;
   work.stash_bytes[0] += routed + shared + router;

@@ -36,6 +36,7 @@ struct Sharding {
   int tp = 1;
   int cp = 1;
   int ep = 1;
+  int etp = 0;  // expert tensor parallelism: 0 = tp, or 1 (whole experts; execution.hpp)
   bool sp = false;
   int micro_batch = 1;
   int seq_len = 0;

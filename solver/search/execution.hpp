@@ -136,6 +136,11 @@ struct Execution {
   int tp = 1;
   int cp = 1;
   int ep = 1;   // divides the expert count, and dp (Nest) or cp*dp (MegatronCore)
+  // Megatron's --expert-tensor-parallel-size (model_parallel_config.py:130):
+  // 0 = tp (the experts split like the dense MLP). MegatronCore also takes 1:
+  // whole experts, the expert grid etp-ep-edp-pp over the same tp*cp*dp ranks
+  // (parallel_state.py:887), so the ep group can span the tp ranks.
+  int expert_tp = 0;
   int pp = 1;
   int dp = 1;
   bool sp = false;  // sequence parallelism (needs tp > 1 to matter)
@@ -166,8 +171,9 @@ struct Execution {
 
   int devices() const { return tp * cp * pp * dp; }
   int micro_batches() const { return global_batch / (dp * micro_batch); }
-  // Ranks holding the same expert weights (cp * dp / ep in both frameworks).
-  int expert_dp_size() const { return cp * dp / ep; }
+  // Ranks holding the same expert weights (tp*cp*dp / (etp*ep); cp*dp/ep at etp = tp).
+  int expert_dp_size() const { return tp * cp * dp / (etp() * ep); }
+  int etp() const { return expert_tp > 0 ? expert_tp : tp; }
 };
 
 // The overlaps of `plan.overlap` that Megatron-LM can run for this plan, and

@@ -181,7 +181,7 @@ GroupShape group_shape(const ExecutionLayout& layout, const std::vector<std::int
   return group_shape_of(spans, device_count(layout), digits_of(layout, members), digits_of(layout, others));
 }
 
-// Megatron-Core's expert grid (RankGenerator with tp = expert-tp = tp,
+// Megatron-Core's expert grid (RankGenerator with tp = expert-tp (tp or 1),
 // ep, dp = expert-dp, pp, cp = 1 and the dense grid's order string;
 // megatron/core/parallel_state.py:887): digits innermost first, sizes 1 left
 // out. The dense grid has tp innermost in both of Megatron's orders, so the
@@ -198,7 +198,7 @@ ExpertGrid megatron_expert_grid(const Execution& e) {
     if (size > 1) digits.push_back({stride, size});
     stride *= size;
   };
-  add(grid.etp, e.tp);
+  add(grid.etp, e.etp());
   add(grid.ep, e.ep);
   if (pp_last) {
     add(grid.edp, e.expert_dp_size());
@@ -312,9 +312,13 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
   if (e.framework == Framework::Nest && e.dp % e.ep != 0)
     bad("--ep", std::to_string(e.ep) + " does not divide --dp " + std::to_string(e.dp) +
                     " (under --framework nest the expert-parallel group is carved out of the data-parallel ranks)");
-  if (e.framework == Framework::MegatronCore && (e.cp * e.dp) % e.ep != 0)
-    bad("--ep", std::to_string(e.ep) + " does not divide cp*dp = " + std::to_string(e.cp * e.dp) +
-                    " (Megatron-Core's expert grid: " + describe(search::MegatronRule::ExpertGridDividesWorld) + ")");
+  if (e.expert_tp != 0 && e.expert_tp != e.tp && !(e.expert_tp == 1 && e.framework == Framework::MegatronCore))
+    bad("--etp", std::to_string(e.expert_tp) + " is neither tp = " + std::to_string(e.tp) +
+                     " nor 1 under --framework megatron-core (whole experts on Megatron's own expert grid)");
+  if (e.framework == Framework::MegatronCore && (e.tp * e.cp * e.dp) % (e.etp() * e.ep) != 0)
+    bad("--ep", std::to_string(e.ep) + " x etp " + std::to_string(e.etp()) + " does not divide tp*cp*dp = " +
+                    std::to_string(e.tp * e.cp * e.dp) + " (Megatron-Core's expert grid: " +
+                    describe(search::MegatronRule::ExpertGridDividesWorld) + ")");
   if (model.moe.enabled() && model.moe.num_experts % e.ep != 0)
     bad("--ep", std::to_string(e.ep) + " does not divide the " + std::to_string(model.moe.num_experts) + " experts");
   const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;

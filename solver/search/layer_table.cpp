@@ -14,6 +14,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.tp = execution.tp;
   config.cp = execution.cp;
   config.ep = execution.ep;
+  config.etp = execution.etp() == execution.tp ? 0 : execution.etp();
   config.sp = execution.sp && execution.tp > 1;
   config.micro_batch = execution.micro_batch;
   config.seq_len = execution.seq_len > 0 ? execution.seq_len : model.seq_len;
@@ -38,6 +39,7 @@ Sharding layer_sharding(const LayerTableConfig& config) {
   sharding.tp = config.tp;
   sharding.cp = config.cp;
   sharding.ep = config.ep;
+  sharding.etp = config.etp;
   sharding.sp = config.sp;
   sharding.micro_batch = config.micro_batch;
   sharding.seq_len = config.seq_len;

@@ -26,6 +26,7 @@ struct LayerTableConfig {
   int tp = 1;
   int cp = 1;
   int ep = 1;
+  int etp = 0;  // 0 = tp
   bool sp = false;
   int micro_batch = 1;
   int seq_len = 0;  // resolved (never 0 here)

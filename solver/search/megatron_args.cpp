@@ -150,7 +150,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   a.add("--context-parallel-size", plan.cp);
   if (moe) {
     a.add("--expert-model-parallel-size", plan.ep);
-    a.add("--expert-tensor-parallel-size", plan.tp);
+    a.add("--expert-tensor-parallel-size", plan.etp());
   }
   if (plan.sp && plan.tp > 1) a.add("--sequence-parallel");
   if (uses_tp_pp_dp_mapping(plan)) a.add("--use-tp-pp-dp-mapping");

@@ -53,12 +53,12 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
   const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;
   check(world % (e.tp * e.pp * e.cp) == 0, MegatronRule::ModelSizeDividesWorld);
-  check(e.ep >= 1 && world % (e.tp * e.ep * e.pp) == 0 && (e.cp * e.dp) % e.ep == 0,
+  check(e.ep >= 1 && world % (e.etp() * e.ep * e.pp) == 0 && (e.tp * e.cp * e.dp) % (e.etp() * e.ep) == 0,
         MegatronRule::ExpertGridDividesWorld);
   check(e.ep == 1 || moe, MegatronRule::EpNeedsExperts);
   check(!moe || model.moe.num_experts % e.ep == 0, MegatronRule::ExpertsDivisibleByEp);
   check(model.heads % e.tp == 0 && kv_heads % e.tp == 0, MegatronRule::HeadsDivisibleByTp);
-  check(model.ffn_hidden % e.tp == 0 && (!moe || model.moe.expert_ffn_hidden % e.tp == 0),
+  check(model.ffn_hidden % e.tp == 0 && (!moe || model.moe.expert_ffn_hidden % e.etp() == 0),
         MegatronRule::FfnDivisibleByTp);
 
   const std::vector<ParallelDim> order = active_dense_order(e);
@@ -69,7 +69,7 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
   check(order == dp_pp || order == pp_dp, MegatronRule::RankOrder);
   if (order == pp_dp && order != dp_pp && e.pp > 1) {
     // Expert grid etp-ep-pp-edp: its pp stride etp*ep must equal the dense tp*cp.
-    check(e.ep == e.cp, MegatronRule::TpPpDpMappingGroups);
+    check(e.etp() * e.ep == e.tp * e.cp, MegatronRule::TpPpDpMappingGroups);
   }
 
   check(!(moe && e.tp > 1) || e.sp, MegatronRule::MoeTpNeedsSequenceParallel);

@@ -124,7 +124,7 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
 // evaluate) and, independently, by the test-only validator on the emitted line.
 enum class MegatronRule {
   ModelSizeDividesWorld,     // tp*pp*cp divides the world
-  ExpertGridDividesWorld,    // etp*ep*pp divides the world (etp = tp)
+  ExpertGridDividesWorld,    // etp*ep*pp divides the world (etp = tp or 1)
   ExpertsDivisibleByEp,      // num_experts % ep == 0
   EpNeedsExperts,            // ep > 1 only for MoE models
   HeadsDivisibleByTp,        // heads and query groups split over tp
@@ -171,7 +171,7 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::ModelSizeDividesWorld, "megatron/training/arguments.py:432",
      "world size must be divisible by tp*pp*cp"},
     {MegatronRule::ExpertGridDividesWorld, "megatron/core/parallel_state.py:880",
-     "world size must be divisible by expert-tp*ep*pp (expert-tp = tp), i.e. ep must divide cp*dp"},
+     "world size must be divisible by expert-tp*ep*pp (expert-tp = tp unless --expert-tensor-parallel-size), i.e. etp*ep must divide tp*cp*dp"},
     {MegatronRule::ExpertsDivisibleByEp, "megatron/training/arguments.py:1658",
      "the number of experts must be a multiple of ep"},
     {MegatronRule::EpNeedsExperts, "megatron/training/arguments.py:1656", "ep > 1 needs a model with experts"},

@@ -17,6 +17,7 @@ void set_plan_fields(PlanRecord& record, const Execution& execution) {
   record.tp = execution.tp;
   record.cp = execution.cp;
   record.ep = execution.ep;
+  record.etp = execution.etp();
   record.pp = execution.pp;
   record.dp = execution.dp;
   record.sp = execution.sp;
@@ -182,6 +183,7 @@ Execution execution_of(const PlanRecord& record) {
   execution.tp = record.tp;
   execution.cp = record.cp;
   execution.ep = record.ep;
+  execution.expert_tp = record.etp == record.tp ? 0 : record.etp;
   execution.pp = record.pp;
   execution.dp = record.dp;
   execution.sp = record.sp;

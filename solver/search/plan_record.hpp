@@ -56,6 +56,7 @@ struct PlanRecord {
   std::string infeasible_reason;  // empty when feasible (not stored in catalogs)
 
   int tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;
+  int etp = 0;  // expert tensor parallelism (Execution::etp(): tp, or 1 for whole experts); 0 = tp
   bool sp = false;
   int micro_batch = 0;    // sequences per micro-batch
   int micro_batches = 0;  // per iteration and data-parallel replica

@@ -95,6 +95,8 @@ struct Source {
   std::string match;
   std::string cluster;
   Framework framework = Framework::Nest;  // megatron-core: Megatron's expert grid (ep over cp*dp)
+  int expert_tp = 0;                      // --expert-tensor-parallel-size; 0 = tp
+  AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   Attention attention = Attention::Flash;
   bool sp = false;
   int zero = 0;
@@ -135,6 +137,8 @@ std::vector<Source> read_sources(const std::string& path) {
     source.match = entry["match"].value_or(std::string());
     source.cluster = entry["cluster"].value_or(std::string());
     source.framework = parse_framework(entry["framework"].value_or(std::string("nest")), "sources.toml framework");
+    source.expert_tp = entry["etp"].value_or(0);
+    source.a2a = parse_all_to_all(entry["a2a"].value_or(std::string("fast")), "sources.toml a2a");
     source.attention = parse_attention(entry["attention"].value_or(std::string("flash")), "sources.toml attention");
     source.sp = entry["sp"].value_or(false);
     source.zero = entry["zero"].value_or(0);
@@ -248,6 +252,8 @@ Priced price(const PublishedRun& run, const Source& source, const ModelSpec& mod
   base.cp = run.has("cp") ? run.integer("cp") : 1;
   base.ep = run.has("ep") ? run.integer("ep") : 1;
   base.framework = source.framework;
+  base.expert_tp = source.expert_tp;
+  base.a2a = source.a2a;
   base.global_batch = run.integer("gbs");
   base.seq_len = run.integer("seq");
   base.sp = (run.has("sp") ? run.at("sp") == "on" : source.sp) && base.tp > 1;

@@ -88,6 +88,65 @@ TEST(LayerWork, MoeBlockSplitsExpertsOverEp) {
   EXPECT_DOUBLE_EQ(whole.model_flops, block.model_flops);
 }
 
+// Whole experts (Megatron's --expert-tensor-parallel-size 1) beside tp = 2
+// with sp: test-moe (h 2048, 8 experts of SwiGLU width 4096, top-2), one
+// sequence of 2048 tokens, ep 2 (4 experts a device). Hand-computed: the
+// device dispatches its 1,024-token sequence share, 2 x 1,024 = 2,048 copies
+// reach its experts, 512 each; at etp = tp the 4,096 gathered copies meet
+// half-width experts (1,024 each): the same GEMMs (2 x 512 x 2048 x 8192 =
+// 2 x 1024 x 2048 x 4096 FLOPs), twice the weights, no expert-tp collective
+// (token_dispatcher.py:741-751 runs the gather only when etp > 1).
+TEST(LayerWork, WholeExpertsBesideTensorParallelism) {
+  const ModelSpec model = test::moe_model();
+  Sharding s = shard(2, true);
+  s.ep = 2;
+  const LayerWork split = layer_work(model, 1, s);
+  s.etp = 1;
+  const LayerWork whole = layer_work(model, 1, s);
+  EXPECT_DOUBLE_EQ(split.expert_params, 4.0 * 3 * 2048 * 4096 / 2);
+  EXPECT_DOUBLE_EQ(whole.expert_params, 4.0 * 3 * 2048 * 4096);
+  ASSERT_EQ(split.gemms.size(), whole.gemms.size());
+  for (std::size_t i = 0; i < split.gemms.size(); ++i) {
+    EXPECT_DOUBLE_EQ(whole.gemms[i].flops, split.gemms[i].flops) << i;
+    EXPECT_DOUBLE_EQ(whole.gemms[i].count, split.gemms[i].count) << i;
+  }
+  EXPECT_DOUBLE_EQ(whole.gemms[3].flops, 2.0 * 512 * 2048 * 8192);  // QKV, proj, router, then gate + up
+  EXPECT_DOUBLE_EQ(whole.model_flops, split.model_flops);
+  EXPECT_DOUBLE_EQ(whole.ep_bytes, 2.0 * 1024 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(whole.ep_bytes, split.ep_bytes);
+  EXPECT_DOUBLE_EQ(split.tp_collectives_forward, 2);  // attention's and the experts' all-gather + reduce-scatter
+  EXPECT_DOUBLE_EQ(whole.tp_collectives_forward, 1);  // attention's only
+  EXPECT_DOUBLE_EQ(whole.tp_collectives_backward, 1);
+  // Routed copies kept for the backward: 2,048 x (2048 + 3 x 4096) x 2 bytes
+  // whole, 4,096 x (2048 + 3 x 2048) x 2 bytes split.
+  EXPECT_DOUBLE_EQ(whole.stash_bytes[0] - split.stash_bytes[0],
+                   2048.0 * (2048 + 3 * 4096) * 2 - 4096.0 * (2048 + 3 * 2048) * 2);
+}
+
+// Only Megatron-Core lays whole experts beside tp, on its own expert grid:
+// ep x etp then divides tp x cp x dp, so ep 8 fits tp 2 x dp 4.
+TEST(Execution, WholeExpertsOnlyOnMegatronsExpertGrid) {
+  const ModelSpec model = test::moe_model();
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e;
+  e.framework = Framework::MegatronCore;
+  e.tp = 2;
+  e.dp = 4;
+  e.ep = 8;
+  e.sp = true;
+  e.global_batch = 8;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);  // ep 8 x etp 2 > 8 ranks
+  e.expert_tp = 1;
+  EXPECT_NO_THROW(validate_degrees(model, cluster, e, 8));
+  EXPECT_EQ(e.expert_dp_size(), 1);
+  e.expert_tp = 3;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);
+  e.expert_tp = 1;
+  e.ep = 4;
+  e.framework = Framework::Nest;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);
+}
+
 TEST(LayerTable, RangeQueriesMatchLoops) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
