@@ -231,6 +231,19 @@ double metric_of(const PublishedRun& run, const ModelSpec& model, double seconds
            ((1 + groups / heads + s / h) * q / h + ffn / h * routed * gated + shared / h * gated + V / (2 * l * h)) /
            (seconds * gpus) / 1e12;
   }
+  if (metric.find("num_floating_point_operations of Megatron-LM main since 8873b55d6a") != std::string::npos) {
+    // megatron/training/training.py transformer_flops (since 8873b55d6a,
+    // 2025-03-06; at 2fbd646651 of 2025-07-29 :230-391): per token 12 l h^2
+    // (1 + g/a + s/(2h)) q/h (causal attention halved) + 12 l h k F x 1.5
+    // (SwiGLU) + 6 h V; every block MoE, no shared experts, no MTP.
+    const double q = model.heads * static_cast<double>(model.head_dim), groups = model.kv_heads,
+                 heads = model.heads, gated = model.mlp == MlpKind::Swiglu ? 1.5 : 1.0;
+    const double ffn = model.moe.enabled() ? model.moe.expert_ffn_hidden : model.ffn_hidden,
+                 routed = model.moe.enabled() ? model.moe.top_k : 1;
+    const double per_token = 12 * l * h * h * (1 + groups / heads + s / (2 * h)) * q / h +
+                             12 * l * h * routed * gated * ffn + 6 * h * V;
+    return B * s * per_token / (seconds * gpus) / 1e12;
+  }
   throw std::runtime_error(run.file + ":" + std::to_string(run.line) + ": unknown metric '" + metric + "'");
 }
 
