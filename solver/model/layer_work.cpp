@@ -327,8 +327,9 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   // tokens (its sequence share under sp) to the ep group, then all-gathers
   // what arrived over expert-tp and reduce-scatters it after the experts,
   // both only when etp > 1 (megatron/core/transformer/moe/token_dispatcher.py
-  // :741-751, :824-832 at d98e8a64): a device's experts see k t etp / tp
-  // token copies at width / etp, the same FLOPs for any etp.
+  // :741-751, :824-832 at d98e8a64; its tp group is expt_tp, :86): a
+  // device's experts see k t etp / tp token copies at width / etp, the same
+  // FLOPs for any etp.
   Dims expert = d;
   expert.tp = sharding.etp > 0 ? sharding.etp : sharding.tp;
   const double expert_tokens = k * t * expert.tp / d.tp;
@@ -349,12 +350,31 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   // Permute and un-permute every token copy (read + write each way).
   work.hbm_bytes += sharding.expert_imbalance * expert_tokens * d.h * 4 * d.e;
   if (moe.shared_experts > 0) add_mlp(work, d, t, width * moe.shared_experts, 1);
-  // Whole experts: the block's MLP unit of TP collectives is gone (the
-  // dispatcher starts from the sequence share; shared experts, if any, keep
-  // the dense MLP's).
-  if (expert.tp != d.tp && moe.shared_experts == 0) {
-    work.tp_collectives_forward -= 1;
-    work.tp_collectives_backward -= 1;
+  // TP traffic of the MLP half (add_attention counted the dense MLP's one
+  // unit of t h). Shared experts keep it: SharedExpertMLP's TE linears
+  // all-gather and reduce-scatter t h under sp (shared_experts.py:574-584).
+  // The routed experts with etp > 1: over ep > 1 the all-to-all dispatcher
+  // (megatron_args) all-gathers the k t / tp copies each expert-tp rank
+  // received, k t per device, and reduce-scatters them after the experts
+  // (token_dispatcher.py:741-751, :824-832), k times the dense MLP's unit
+  // (dropless, as priced: no capacity factor; the gathered routing
+  // probabilities, 4 bytes a copy, are left out); at ep = 1 Megatron's
+  // default all-gather dispatcher gathers the t tokens themselves over
+  // tp x ep before routing (token_dispatcher.py:290-300), one unit. Whole
+  // experts (etp = 1) gather nothing. The gathers are plain NCCL calls in
+  // the dispatcher, outside TransformerEngine's userbuffer overlap
+  // (layer_table).
+  work.tp_collectives_forward -= 1;
+  work.tp_collectives_backward -= 1;
+  if (moe.shared_experts > 0) {
+    work.tp_collectives_forward += 1;
+    work.tp_collectives_backward += 1;
+  }
+  if (expert.tp > 1) {
+    const double routed_tokens = sharding.ep > 1 ? k * t : t;
+    work.tp_expert_collectives_forward = 1;
+    work.tp_expert_collectives_backward = 1;
+    work.tp_expert_bytes = routed_tokens * d.h * d.e;
   }
 
   work.ep_bytes = k * t * d.h * d.e / d.tp;

@@ -90,6 +90,12 @@ struct LayerWork {
   double tp_latent_collectives_forward = 0;
   double tp_latent_collectives_backward = 0;
   double tp_latent_bytes = 0;
+  // The routed experts' TP collectives over expert-tp (same units; 0 for
+  // dense blocks and whole experts): layer_work.cpp's moe_block_work. Not
+  // hidden by --tp-comm-overlap.
+  double tp_expert_collectives_forward = 0;
+  double tp_expert_collectives_backward = 0;
+  double tp_expert_bytes = 0;
   double cp_kv_bytes = 0;           // K and V block one ring step passes
   double ep_bytes = 0;              // one all-to-all's bytes sent per device (dispatch; combine equal)
   int ep_all_to_alls_forward = 0;

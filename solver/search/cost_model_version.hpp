@@ -13,6 +13,9 @@ namespace nestfast::search {
 // 6: the DP collectives of a rank's later interleaved chunks, hidden behind the
 //    first chunk's backward, cost overlap_slowdown x their time; the h100-sxm and
 //    h200 GEMM curve x 1.04 (docs/cost-model.md).
-inline constexpr std::uint64_t kCostModelVersion = 6;
+// 7: expert tensor parallelism > 1 all-gathers and reduce-scatters the k t
+//    routed token copies over expert-tp (was the dense MLP's t); shared
+//    experts keep their own unit of t.
+inline constexpr std::uint64_t kCostModelVersion = 7;
 
 }  // namespace nestfast::search

@@ -179,6 +179,14 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       tp_fw = last_chunks_fw + exposed_seconds(tp_fw - last_chunks_fw, gemms_fw, slowdown);
       tp_bw = last_chunks_bw + exposed_seconds(tp_bw - last_chunks_bw, 2 * gemms_fw, slowdown);
     }
+    // The routed experts' all-gather and reduce-scatter over expert-tp run
+    // in the token dispatcher, not in a TransformerEngine linear: never
+    // userbuffer-overlapped (layer_work.cpp's moe_block_work).
+    if (work.tp_expert_collectives_forward + work.tp_expert_collectives_backward > 0) {
+      const double expert_one = tp_unit(work.tp_expert_bytes);
+      tp_fw += work.tp_expert_collectives_forward * expert_one;
+      tp_bw += work.tp_expert_collectives_backward * expert_one;
+    }
     // Ring attention: cp-1 steps pass K and V (backward: also dK and dV),
     // hidden behind the attention core as far as it lasts.
     double cp_fw = 0, cp_bw = 0;

@@ -23,6 +23,18 @@ Sharding shard(int tp, bool sp, int mbs = 1, int cp = 1) {
   return s;
 }
 
+// Megatron-Core, tp 2 with sp, dp 4, over ep ranks: 8 devices, 8 sequences.
+Execution megatron_tp2_dp4(int ep) {
+  Execution e;
+  e.framework = Framework::MegatronCore;
+  e.tp = 2;
+  e.dp = 4;
+  e.ep = ep;
+  e.sp = true;
+  e.global_batch = 8;
+  return e;
+}
+
 TEST(LayerWork, GptBlockActivationsMatchKorthikanti) {
   const ModelSpec model = test::gpt_model(4, 4096, 32);
   const double s = 2048, b = 2, h = 4096, a = 32;
@@ -95,7 +107,8 @@ TEST(LayerWork, MoeBlockSplitsExpertsOverEp) {
 // reach its experts, 512 each; at etp = tp the 4,096 gathered copies meet
 // half-width experts (1,024 each): the same GEMMs (2 x 512 x 2048 x 8192 =
 // 2 x 1024 x 2048 x 4096 FLOPs), twice the weights, no expert-tp collective
-// (token_dispatcher.py:741-751 runs the gather only when etp > 1).
+// (token_dispatcher.py:741-751 runs the gather only when etp > 1; at etp = tp
+// it gathers the 4,096 copies, 4,096 x 2048 x 2 bytes).
 TEST(LayerWork, WholeExpertsBesideTensorParallelism) {
   const ModelSpec model = test::moe_model();
   Sharding s = shard(2, true);
@@ -114,13 +127,70 @@ TEST(LayerWork, WholeExpertsBesideTensorParallelism) {
   EXPECT_DOUBLE_EQ(whole.model_flops, split.model_flops);
   EXPECT_DOUBLE_EQ(whole.ep_bytes, 2.0 * 1024 * 2048 * 2);
   EXPECT_DOUBLE_EQ(whole.ep_bytes, split.ep_bytes);
-  EXPECT_DOUBLE_EQ(split.tp_collectives_forward, 2);  // attention's and the experts' all-gather + reduce-scatter
+  EXPECT_DOUBLE_EQ(split.tp_collectives_forward, 1);  // attention's; the experts' gather is tp_expert_*
+  EXPECT_DOUBLE_EQ(split.tp_expert_collectives_forward, 1);
+  EXPECT_DOUBLE_EQ(split.tp_expert_collectives_backward, 1);
+  EXPECT_DOUBLE_EQ(split.tp_expert_bytes, 4096.0 * 2048 * 2);
   EXPECT_DOUBLE_EQ(whole.tp_collectives_forward, 1);  // attention's only
   EXPECT_DOUBLE_EQ(whole.tp_collectives_backward, 1);
+  EXPECT_DOUBLE_EQ(whole.tp_expert_collectives_forward + whole.tp_expert_collectives_backward, 0);
   // Routed copies kept for the backward: 2,048 x (2048 + 3 x 4096) x 2 bytes
   // whole, 4,096 x (2048 + 3 x 2048) x 2 bytes split.
   EXPECT_DOUBLE_EQ(whole.stash_bytes[0] - split.stash_bytes[0],
                    2048.0 * (2048 + 3 * 4096) * 2 - 4096.0 * (2048 + 3 * 2048) * 2);
+}
+
+// The routed experts' expert-tp traffic at etp = tp = 2 with sp, test-moe
+// (h 2048, top-2), one 2048-token sequence. Over ep 2 the all-to-all
+// dispatcher all-gathers the copies both tp ranks received, k t = 2 x 2048 =
+// 4,096 tokens of 2048 x 2 bytes = 16 MiB, and reduce-scatters them after
+// the experts (token_dispatcher.py:741-751, :824-832 at d98e8a64): twice the
+// dense MLP's t h = 8 MiB. At ep 1 the all-gather dispatcher gathers the
+// 2,048 tokens before routing (token_dispatcher.py:290-300): 8 MiB. One
+// shared expert adds its own all-gather + reduce-scatter of t h
+// (shared_experts.py:574-584). In the layer table the expert pair costs one
+// all-gather + reduce-scatter of 16 MiB over the tp group each way, and
+// --tp-comm-overlap does not hide it.
+TEST(LayerWork, ExpertTensorParallelismGathersTheRoutedCopies) {
+  ModelSpec model = test::moe_model();
+  Sharding s = shard(2, true);
+  const double mib = 1024.0 * 1024;
+  s.ep = 2;
+  const LayerWork ep2 = layer_work(model, 1, s);
+  EXPECT_DOUBLE_EQ(ep2.tp_expert_bytes, 16 * mib);
+  EXPECT_DOUBLE_EQ(ep2.tp_bytes, 8 * mib);
+  EXPECT_DOUBLE_EQ(ep2.tp_collectives_forward, 1);
+  s.ep = 1;
+  const LayerWork ep1 = layer_work(model, 1, s);
+  EXPECT_DOUBLE_EQ(ep1.tp_expert_bytes, 8 * mib);
+  EXPECT_DOUBLE_EQ(ep1.tp_expert_collectives_forward, 1);
+  model.moe.shared_experts = 1;
+  s.ep = 2;
+  const LayerWork shared = layer_work(model, 1, s);
+  EXPECT_DOUBLE_EQ(shared.tp_collectives_forward, 2);  // attention's and the shared expert's
+  EXPECT_DOUBLE_EQ(shared.tp_collectives_backward, 2);
+  EXPECT_DOUBLE_EQ(shared.tp_expert_bytes, 16 * mib);
+
+  model.moe.shared_experts = 0;
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e = megatron_tp2_dp4(2);
+  for (const bool overlap : {false, true}) {
+    e.overlap.tp_comm = overlap;
+    Execution whole = e;
+    whole.expert_tp = 1;
+    const ExecutionLayout layout = compute_layout(cluster, e);
+    const LayerTable split_table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+    const LayerTable whole_table =
+        build_layer_table(model, cluster, layer_table_config(model, whole, compute_layout(cluster, whole)));
+    const double pair =
+        all_gather_time(cluster, layout.tp_group, 16 * mib) + reduce_scatter_time(cluster, layout.tp_group, 16 * mib);
+    EXPECT_NEAR(split_table.value(LayerColumn::ForwardTp, 1) - whole_table.value(LayerColumn::ForwardTp, 1), pair,
+                1e-12 * pair)
+        << overlap;
+    EXPECT_NEAR(split_table.value(LayerColumn::BackwardTp, 1) - whole_table.value(LayerColumn::BackwardTp, 1), pair,
+                1e-12 * pair)
+        << overlap;
+  }
 }
 
 // Only Megatron-Core lays whole experts beside tp, on its own expert grid:
@@ -128,13 +198,7 @@ TEST(LayerWork, WholeExpertsBesideTensorParallelism) {
 TEST(Execution, WholeExpertsOnlyOnMegatronsExpertGrid) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
-  Execution e;
-  e.framework = Framework::MegatronCore;
-  e.tp = 2;
-  e.dp = 4;
-  e.ep = 8;
-  e.sp = true;
-  e.global_batch = 8;
+  Execution e = megatron_tp2_dp4(8);
   EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);  // ep 8 x etp 2 > 8 ranks
   e.expert_tp = 1;
   EXPECT_NO_THROW(validate_degrees(model, cluster, e, 8));
