@@ -11,8 +11,8 @@ using io::get_fixed;
 std::string summary_table(const std::vector<io::PlanEntry>& plans) {
   std::map<std::uint64_t, std::vector<const io::PlanRow*>> points;
   for (const auto& plan : plans) points[plan.row.point_id].push_back(&plan.row);
-  std::string out = fmt::format("{:<16} {:<16} {:>5} {:>5} {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>4} {:>3} {:>9} {:>9} {:>11} {:>6} {:>9}\n",
-                                "model", "cluster", "gpus", "gbs", "tp", "pp", "dp", "ep", "cp", "mbs", "zero", "vpp",
+  std::string out = fmt::format("{:<16} {:<16} {:>5} {:>5} {:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>9} {:>9} {:>11} {:>6} {:>9}\n",
+                                "model", "cluster", "gpus", "gbs", "tp", "pp", "dp", "ep", "etp", "cp", "mbs", "zero", "vpp",
                                 "recompute", "iter (s)", "tokens/s", "MFU", "vs manual");
   for (const auto& [id, rows] : points) {
     const io::PlanRow* best = nullptr;
@@ -31,8 +31,8 @@ std::string summary_table(const std::vector<io::PlanEntry>& plans) {
     const std::string versus = manual != nullptr && manual->feasible != 0
                                    ? fmt::format("{:.2f}x", manual->iteration_time_s / best->iteration_time_s)
                                    : std::string("-");
-    out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>4} {:>3} {:>9} {:>9.3f} {:>11.0f} {:>5.1f}% {:>9}\n",
-                       best->tp, best->pp, best->dp, best->ep, best->cp, best->micro_batch, best->zero_stage, best->vpp,
+    out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>9} {:>9.3f} {:>11.0f} {:>5.1f}% {:>9}\n",
+                       best->tp, best->pp, best->dp, best->ep, best->etp, best->cp, best->micro_batch, best->zero_stage, best->vpp,
                        get_fixed(best->recompute), best->iteration_time_s, best->tokens_per_s, best->mfu_pct, versus);
   }
   return out;

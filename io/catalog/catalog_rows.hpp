@@ -51,6 +51,7 @@ struct PlanRow {
   std::int32_t tp = 0;
   std::int32_t cp = 0;
   std::int32_t ep = 0;
+  std::int32_t etp = 0;  // expert tensor parallelism: tp, or 1 (whole experts)
   std::int32_t pp = 0;
   std::int32_t dp = 0;
   std::int32_t sp = 0;
@@ -58,9 +59,6 @@ struct PlanRow {
   std::int32_t micro_batches = 0;
   std::int32_t zero_stage = 0;
   std::int32_t vpp = 0;
-  // Not a dataset member: keeps the doubles below 8-byte aligned without
-  // compiler padding (zero, so every row's bytes are defined).
-  std::int32_t alignment_ = 0;
   char kind[kShortChars] = {};  // "nest", "manual", "phaze", "mcmc", "exhaustive"
   char recompute[kShortChars] = {};
   char placement[kOrderChars] = {};

@@ -38,6 +38,8 @@ const std::vector<RowField>& plan_fields() {
       NESTFAST_FIELD(PlanRow, tp, I32, PositiveWhenFeasible, "1", "tensor-parallel degree"),
       NESTFAST_FIELD(PlanRow, cp, I32, PositiveWhenFeasible, "1", "context-parallel degree"),
       NESTFAST_FIELD(PlanRow, ep, I32, PositiveWhenFeasible, "1", "expert-parallel degree (a factor of dp)"),
+      NESTFAST_FIELD(PlanRow, etp, I32, PositiveWhenFeasible, "1",
+                     "expert tensor-parallel degree: tp, or 1 (whole experts; Megatron's --expert-tensor-parallel-size)"),
       NESTFAST_FIELD(PlanRow, pp, I32, PositiveWhenFeasible, "1", "pipeline-parallel degree (pipeline ranks)"),
       NESTFAST_FIELD(PlanRow, dp, I32, PositiveWhenFeasible, "1", "data-parallel degree; gpus = tp * cp * pp * dp"),
       NESTFAST_FIELD(PlanRow, sp, I32, Flag, "", "1: sequence parallelism on"),

@@ -28,7 +28,9 @@ inline constexpr const char* kCatalogFormat = "nestfast-catalog";
 // 4: /plans keeps the gradients' dtype (grad_reduce, issue 15).
 // 5: /models keeps the attention kind with multi-head latent attention's
 //    widths (mla_*) and the MoE router's settings (moe_router_*).
-inline constexpr int kCatalogSchemaVersion = 5;
+// 6: /plans keeps the expert tensor-parallel degree (etp: tp, or 1 for whole
+//    experts), which the search chooses.
+inline constexpr int kCatalogSchemaVersion = 6;
 
 struct CatalogIdentity {
   std::string job_name;

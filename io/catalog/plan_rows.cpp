@@ -77,6 +77,7 @@ void visit_plan(Row& row, Record& record, Visit&& visit) {
   visit(row.tp, record.tp);
   visit(row.cp, record.cp);
   visit(row.ep, record.ep);
+  visit(row.etp, record.etp);
   visit(row.pp, record.pp);
   visit(row.dp, record.dp);
   visit(row.sp, record.sp);

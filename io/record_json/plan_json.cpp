@@ -129,7 +129,7 @@ nlohmann::json to_json(const search::PlanRecord& record) {
   out["tp"] = record.tp;
   out["cp"] = record.cp;
   out["ep"] = record.ep;
-  out["etp"] = record.etp > 0 ? record.etp : record.tp;  // records read from a catalog carry none: tp
+  out["etp"] = record.etp > 0 ? record.etp : record.tp;
   out["pp"] = record.pp;
   out["dp"] = record.dp;
   out["sp"] = record.sp;

@@ -174,6 +174,7 @@ void encode_baselines(const std::vector<search::BaselineResult>& results, const 
     for (std::size_t d = 0; d < kParallelDims; ++d) slot[17 + d] = static_cast<double>(static_cast<int>(plan.placement[d]));
     slot[22] = static_cast<double>(plan.stages.size());
     slot[23] = static_cast<double>(static_cast<int>(plan.framework));  // under nest a baseline may be a megatron-core plan
+    slot[24] = static_cast<double>(plan.expert_tp);                    // 0 = tp, 1 = whole experts (megatron-core)
     encode_stages(plan.stages, slot.subspan(kBaselineHeader));
   }
   seal(values);
@@ -220,6 +221,7 @@ std::vector<search::BaselineResult> decode_baselines(std::span<const double> sea
                                 static_cast<std::size_t>(stored_integer(slot[22], 0, 1LL << 20, "a stage count")));
     plan.framework = static_cast<Framework>(
         integer(23, std::max(static_cast<int>(Framework::MegatronCore), static_cast<int>(Framework::Nest))));
+    plan.expert_tp = integer(24, 1);
     results.push_back(std::move(result));
   }
   return results;

@@ -186,125 +186,136 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
       for (int pp : pps) {
         const int dp = gpus / (tp * cp * pp);
         if (!contains(space.dp, dp)) continue;
-        // Nest carves ep out of dp; Megatron's expert grid takes it from cp*dp.
-        const int ep_pool = megatron ? cp * dp : dp;
+        // Nest carves ep out of dp; Megatron's expert grid etp-ep-edp-pp takes
+        // ep x etp from tp*cp*dp (parallel_state.py:871-900), so with whole
+        // experts (etp 1) ep may span the tp ranks too.
+        const int ep_pool = megatron ? tp * cp * dp : dp;
         const std::vector<int> ep_defaults = model.moe.enabled() ? divisors(ep_pool) : std::vector<int>{1};
         const auto eps = choose(space.ep, ep_defaults, [&](int ep) {
           if (ep_pool % ep != 0)
-            return reject(!space.ep.empty(), "--ep: " + std::to_string(ep) + (megatron ? " does not divide cp*dp = " : " does not divide dp = ") +
+            return reject(!space.ep.empty(), "--ep: " + std::to_string(ep) + (megatron ? " does not divide tp*cp*dp = " : " does not divide dp = ") +
                                                  std::to_string(ep_pool));
           if (ep > 1 && !(model.moe.enabled() && model.moe.num_experts % ep == 0))
             return reject(!space.ep.empty(), "--ep: " + std::to_string(ep) + " does not divide the experts of model '" + model.name + "'");
           return true;
         });
         for (int ep : eps) {
-          const auto sps = choose(space.sp, {0, 1}, [&](int sp) {
-            if (sp == 1 && !(tp > 1 && (seq / cp) % tp == 0))
-              return reject(!space.sp.empty() && tp > 1, "--sp: needs tp to divide seq/cp");
-            if (megatron && sp == 0 && tp > 1 && model.moe.enabled())
-              return reject(!space.sp.empty() && space.sp.size() == 1,
-                            "--sp off: " + describe(MegatronRule::MoeTpNeedsSequenceParallel));
-            return true;
-          });
-          for (int sp : sps) {
-            const auto mbss = choose(space.micro_batch, powers_of_two_up_to(kDefaultMaxMicroBatch), [&](int mbs) {
-              if (problem.global_batch % (dp * mbs) != 0)
-                return reject(!space.micro_batch.empty(), "--mbs: --gbs " + std::to_string(problem.global_batch) +
-                                                              " is not divisible by dp*mbs = " + std::to_string(dp * mbs));
+          // Expert tensor parallelism under Megatron-Core: tp (0) when ep x tp
+          // fits the grid, and whole experts (1) beside tp > 1 at ep > 1.
+          std::vector<int> expert_tps;
+          if ((tp * cp * dp) % (tp * ep) == 0) expert_tps.push_back(0);
+          if (megatron && ep > 1 && tp > 1) expert_tps.push_back(1);
+          for (int expert_tp : expert_tps) {
+            const auto sps = choose(space.sp, {0, 1}, [&](int sp) {
+              if (sp == 1 && !(tp > 1 && (seq / cp) % tp == 0))
+                return reject(!space.sp.empty() && tp > 1, "--sp: needs tp to divide seq/cp");
+              if (megatron && sp == 0 && tp > 1 && model.moe.enabled())
+                return reject(!space.sp.empty() && space.sp.size() == 1,
+                              "--sp off: " + describe(MegatronRule::MoeTpNeedsSequenceParallel));
               return true;
             });
-            for (int mbs : mbss) {
-              const int micro_batches = problem.global_batch / (dp * mbs);
-              // With dp*cp = 1 every ZeRO stage is the same plan: one instance (stage 0) stands for them.
-              std::vector<int> zeros;
-              for (int z : space.zero_stage.empty() ? std::vector<int>{0, 1, 2, 3} : space.zero_stage) {
-                if (z > 3) continue;
-                if (dp * cp == 1) z = 0;
-                if (megatron && z >= 2 && pp > 1 && !space.allow_fsdp_with_pipeline) {
-                  reject(!space.zero_stage.empty(), "--zero " + std::to_string(z) + ": " +
-                                                        describe(MegatronRule::FsdpWithoutPipeline));
-                  continue;
-                }
-                if (std::find(zeros.begin(), zeros.end(), z) == zeros.end()) zeros.push_back(z);
-              }
-              for (int zero : zeros) {
-                const auto vpps = choose(space.vpp, powers_of_two_up_to(kDefaultMaxVpp), [&](int v) {
-                  if (v == 1) return true;
-                  const std::string what = "--vpp " + std::to_string(v) + " at pp " + std::to_string(pp) + ": ";
-                  if (pp == 1) return reject(!space.vpp.empty() && !space.pp.empty(), what + "interleaving needs pp > 1");
-                  if (micro_batches % pp != 0 || micro_batches < pp)
-                    return reject(!space.vpp.empty(), what + "interleaved 1F1B needs the micro-batch count " +
-                                                          std::to_string(micro_batches) + " to be a multiple of pp (" +
-                                                          std::string(megatron_rule(MegatronRule::InterleavedMicroBatches).source) + ")");
-                  if (pp * v > model.num_layers + 2)
-                    return reject(!space.vpp.empty(), what + std::to_string(pp * v) + " chunks but the chain has only " +
-                                                          std::to_string(model.num_layers + 2) + " layers (blocks, embedding, head)");
-                  return true;
-                });
-                for (int vpp : vpps) {
-                  const std::array<int, kParallelDims> size = {tp, cp, megatron ? 1 : ep, pp, megatron ? dp : dp / ep};
-                  // The cost model's own check is the last word (and names
-                  // what is wrong when nothing is left).
-                  DpInstance probe;
-                  probe.tp = tp;
-                  probe.cp = cp;
-                  probe.ep = ep;
-                  probe.pp = pp;
-                  probe.dp = dp;
-                  probe.sp = sp;
-                  probe.micro_batch = mbs;
-                  probe.zero_stage = zero;
-                  probe.vpp = vpp;
-                  probe.framework = problem.framework;
-                  try {
-                    validate_degrees(model, problem.cluster, execution_skeleton(problem, probe), gpus);
-                  } catch (const std::invalid_argument& error) {
-                    if (first_rejection.empty()) first_rejection = error.what();
+            for (int sp : sps) {
+              const auto mbss = choose(space.micro_batch, powers_of_two_up_to(kDefaultMaxMicroBatch), [&](int mbs) {
+                if (problem.global_batch % (dp * mbs) != 0)
+                  return reject(!space.micro_batch.empty(), "--mbs: --gbs " + std::to_string(problem.global_batch) +
+                                                                " is not divisible by dp*mbs = " + std::to_string(dp * mbs));
+                return true;
+              });
+              for (int mbs : mbss) {
+                const int micro_batches = problem.global_batch / (dp * mbs);
+                // With dp*cp = 1 every ZeRO stage is the same plan: one instance (stage 0) stands for them.
+                std::vector<int> zeros;
+                for (int z : space.zero_stage.empty() ? std::vector<int>{0, 1, 2, 3} : space.zero_stage) {
+                  if (z > 3) continue;
+                  if (dp * cp == 1) z = 0;
+                  if (megatron && z >= 2 && pp > 1 && !space.allow_fsdp_with_pipeline) {
+                    reject(!space.zero_stage.empty(), "--zero " + std::to_string(z) + ": " +
+                                                          describe(MegatronRule::FsdpWithoutPipeline));
                     continue;
                   }
-                  // Recompute: per stage (one mask) under Nest; one setting
-                  // per plan under MegatronCore, full also as block recompute
-                  // of the first N blocks of every chunk.
-                  std::vector<std::pair<unsigned, int>> recomputes;
-                  if (!megatron) {
-                    recomputes.emplace_back(all_modes_mask, 0);
-                  } else {
-                    const int per_chunk = (model.num_layers + pp * vpp - 1) / (pp * vpp);
-                    for (Recompute mode : modes) {
-                      const unsigned bit = 1u << static_cast<unsigned>(mode);
-                      if (mode != Recompute::Full) {
-                        recomputes.emplace_back(bit, 0);
-                        continue;
-                      }
-                      std::vector<int> blocks = space.recompute_layers;
-                      if (blocks.empty()) {
-                        blocks = {0};
-                        for (int n = 1; n < per_chunk; n *= 2) blocks.push_back(n);
-                      }
-                      for (int n : blocks)
-                        if (n == 0 || n < per_chunk || !space.recompute_layers.empty()) recomputes.emplace_back(bit, n);
+                  if (std::find(zeros.begin(), zeros.end(), z) == zeros.end()) zeros.push_back(z);
+                }
+                for (int zero : zeros) {
+                  const auto vpps = choose(space.vpp, powers_of_two_up_to(kDefaultMaxVpp), [&](int v) {
+                    if (v == 1) return true;
+                    const std::string what = "--vpp " + std::to_string(v) + " at pp " + std::to_string(pp) + ": ";
+                    if (pp == 1) return reject(!space.vpp.empty() && !space.pp.empty(), what + "interleaving needs pp > 1");
+                    if (micro_batches % pp != 0 || micro_batches < pp)
+                      return reject(!space.vpp.empty(), what + "interleaved 1F1B needs the micro-batch count " +
+                                                            std::to_string(micro_batches) + " to be a multiple of pp (" +
+                                                            std::string(megatron_rule(MegatronRule::InterleavedMicroBatches).source) + ")");
+                    if (pp * v > model.num_layers + 2)
+                      return reject(!space.vpp.empty(), what + std::to_string(pp * v) + " chunks but the chain has only " +
+                                                            std::to_string(model.num_layers + 2) + " layers (blocks, embedding, head)");
+                    return true;
+                  });
+                  for (int vpp : vpps) {
+                    const std::array<int, kParallelDims> size = {tp, cp, megatron ? 1 : ep, pp, megatron ? dp : dp / ep};
+                    // The cost model's own check is the last word (and names
+                    // what is wrong when nothing is left).
+                    DpInstance probe;
+                    probe.tp = tp;
+                    probe.cp = cp;
+                    probe.ep = ep;
+                    probe.expert_tp = expert_tp;
+                    probe.pp = pp;
+                    probe.dp = dp;
+                    probe.sp = sp;
+                    probe.micro_batch = mbs;
+                    probe.zero_stage = zero;
+                    probe.vpp = vpp;
+                    probe.framework = problem.framework;
+                    try {
+                      validate_degrees(model, problem.cluster, execution_skeleton(problem, probe), gpus);
+                    } catch (const std::invalid_argument& error) {
+                      if (first_rejection.empty()) first_rejection = error.what();
+                      continue;
                     }
-                  }
-                  for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
-                    for (const auto& [mask, recompute_layers] : recomputes) {
-                      DpInstance instance;
-                      instance.problem = 0;
-                      instance.tp = tp;
-                      instance.cp = cp;
-                      instance.ep = ep;
-                      instance.pp = pp;
-                      instance.dp = dp;
-                      instance.sp = sp;
-                      instance.micro_batch = mbs;
-                      instance.zero_stage = zero;
-                      instance.vpp = vpp;
-                      instance.placement = placement;
-                      instance.recompute_mask = mask;
-                      instance.recompute_layers = recompute_layers;
-                      instance.uneven_layers = space.uneven_layers ? 1 : 0;
-                      instance.framework = problem.framework;
-                      instance.ordinal = instances.size();
-                      instances.push_back(instance);
+                    // Recompute: per stage (one mask) under Nest; one setting
+                    // per plan under MegatronCore, full also as block recompute
+                    // of the first N blocks of every chunk.
+                    std::vector<std::pair<unsigned, int>> recomputes;
+                    if (!megatron) {
+                      recomputes.emplace_back(all_modes_mask, 0);
+                    } else {
+                      const int per_chunk = (model.num_layers + pp * vpp - 1) / (pp * vpp);
+                      for (Recompute mode : modes) {
+                        const unsigned bit = 1u << static_cast<unsigned>(mode);
+                        if (mode != Recompute::Full) {
+                          recomputes.emplace_back(bit, 0);
+                          continue;
+                        }
+                        std::vector<int> blocks = space.recompute_layers;
+                        if (blocks.empty()) {
+                          blocks = {0};
+                          for (int n = 1; n < per_chunk; n *= 2) blocks.push_back(n);
+                        }
+                        for (int n : blocks)
+                          if (n == 0 || n < per_chunk || !space.recompute_layers.empty()) recomputes.emplace_back(bit, n);
+                      }
+                    }
+                    for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
+                      for (const auto& [mask, recompute_layers] : recomputes) {
+                        DpInstance instance;
+                        instance.problem = 0;
+                        instance.tp = tp;
+                        instance.cp = cp;
+                        instance.ep = ep;
+                        instance.expert_tp = expert_tp;
+                        instance.pp = pp;
+                        instance.dp = dp;
+                        instance.sp = sp;
+                        instance.micro_batch = mbs;
+                        instance.zero_stage = zero;
+                        instance.vpp = vpp;
+                        instance.placement = placement;
+                        instance.recompute_mask = mask;
+                        instance.recompute_layers = recompute_layers;
+                        instance.uneven_layers = space.uneven_layers ? 1 : 0;
+                        instance.framework = problem.framework;
+                        instance.ordinal = instances.size();
+                        instances.push_back(instance);
+                      }
                     }
                   }
                 }
@@ -322,7 +333,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     // emitted. Those are block recompute of N layers (Nest recomputes whole
     // stages), and at cp > 1 Megatron's expert grid, which takes ep from
     // cp*dp beside tp (at cp = 1 it is Nest's ep carved out of dp in
-    // Megatron's order), and the fused attention Megatron runs there when
+    // Megatron's order), whole experts beside tp (etp 1, ep x 1 from
+    // tp*cp*dp), and the fused attention Megatron runs there when
     // unfused is asked. The others are Nest's own instances with a recompute
     // mask that holds their one mode.
     SolveProblem as_megatron = problem;
@@ -336,7 +348,7 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     for (DpInstance& instance : megatron_instances) {
       const bool same_attention = plan_attention(Framework::MegatronCore, problem.attention, instance.cp) ==
                                   plan_attention(Framework::Nest, problem.attention, instance.cp);
-      const bool own_layout = instance.cp == 1 || (instance.ep == 1 && same_attention);
+      const bool own_layout = instance.expert_tp == 0 && (instance.cp == 1 || (instance.ep == 1 && same_attention));
       if (instance.recompute_layers == 0 && own_layout) continue;
       instance.ordinal = instances.size();
       instances.push_back(instance);
@@ -355,6 +367,7 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.tp = instance.tp;
   execution.cp = instance.cp;
   execution.ep = instance.ep;
+  execution.expert_tp = instance.expert_tp;
   execution.pp = instance.pp;
   execution.dp = instance.dp;
   execution.sp = instance.sp != 0;

@@ -15,7 +15,7 @@ std::string join(const Values&... values) {
 }
 
 std::string layout_key(const DpInstance& s) {
-  std::string key = join(s.tp, s.cp, s.ep, s.pp, s.dp, static_cast<int>(s.framework));
+  std::string key = join(s.tp, s.cp, s.ep, s.expert_tp, s.pp, s.dp, static_cast<int>(s.framework));
   for (ParallelDim dim : s.placement) key += std::to_string(static_cast<int>(dim));
   return key;
 }
@@ -40,6 +40,7 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.tp = instance.tp;
   config.cp = instance.cp;
   config.ep = instance.ep;
+  config.etp = instance.expert_tp;
   config.sp = instance.sp != 0 && instance.tp > 1;
   config.micro_batch = instance.micro_batch;
   config.seq_len = problem.seq_len > 0 ? problem.seq_len : problem.model.seq_len;
@@ -86,7 +87,7 @@ double memory_floor(const SolveProblem& problem, const DpInstance& instance, con
   // ZeRO sharding needs only the group sizes, which the degrees fix.
   ReplicaContext replicas;
   replicas.dense_dp_size = instance.dp * instance.cp;
-  replicas.expert_dp_size = instance.cp * instance.dp / instance.ep;
+  replicas.expert_dp_size = execution_skeleton(problem, instance).expert_dp_size();
   replicas.zero_stage = instance.zero_stage;
   replicas.state_bytes_per_param = optimizer_state_bytes_per_param(problem.optimizer);
   replicas.grad_bytes_per_param = grad_bytes_per_param(problem.grad_reduce);
@@ -113,7 +114,7 @@ SearchContext::SearchContext(const SolveProblem& problem, const std::vector<DpIn
   std::map<std::string, LayerTable> compute_tables;
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const DpInstance& s = instances[i];
-    const std::string key = join(s.tp, s.cp, s.ep, s.sp, s.micro_batch, static_cast<int>(s.framework));
+    const std::string key = join(s.tp, s.cp, s.ep, s.expert_tp, s.sp, s.micro_batch, static_cast<int>(s.framework));
     auto it = compute_tables.find(key);
     if (it == compute_tables.end()) it = compute_tables.emplace(key, compute_only_table(problem, s)).first;
     lower_bound_[i] = pipeline_floor(problem, s, it->second);

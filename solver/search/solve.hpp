@@ -71,6 +71,9 @@ struct DpInstance {
   int tp = 1;
   int cp = 1;
   int ep = 1;
+  // Execution::expert_tp: 0 = tp, 1 = whole experts (MegatronCore, ep > 1 and
+  // tp > 1 only: Megatron's expert grid, parallel_state.py:871-900).
+  int expert_tp = 0;
   int pp = 1;
   int dp = 1;
   int sp = 0;  // 0/1

@@ -97,7 +97,7 @@ expect_one_line_error 2 "stored models: llama2-7b, mixtral-8x7b" "$NESTFAST" que
 # 4. An older schema is refused in one line, by query, evaluate and merge alike.
 cp c.h5 old.h5
 "$python" -c 'import h5py; f = h5py.File("old.h5", "r+"); f.attrs.modify("schema_version", 1)'
-expect_one_line_error 2 "old.h5: catalog schema_version 1, this nestfast reads 5 only" \
+expect_one_line_error 2 "old.h5: catalog schema_version 1, this nestfast reads 6 only" \
   "$NESTFAST" query old.h5 --model llama2-7b --gpus 8
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" evaluate --plan old.h5 --plan-row 0
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" merge --out merged.h5 old.h5

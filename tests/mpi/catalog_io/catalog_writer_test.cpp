@@ -52,7 +52,7 @@ PlanEntry plan_for(int point, int stages) {
   row.seq_len = 1024;
   set_fixed(row.kind, "nest");
   row.feasible = 1;
-  row.tp = row.dp = row.ep = row.cp = row.micro_batch = row.vpp = 1;
+  row.tp = row.dp = row.ep = row.etp = row.cp = row.micro_batch = row.vpp = 1;
   row.micro_batches = 8;
   row.pp = stages;
   set_fixed(row.recompute, "none");

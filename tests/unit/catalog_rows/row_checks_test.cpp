@@ -35,7 +35,7 @@ PlanRow feasible_plan() {
   PlanRow row = point_row("nest");
   row.feasible = 1;
   row.tp = 8;
-  row.pp = row.dp = row.ep = row.cp = row.micro_batch = row.vpp = 1;
+  row.pp = row.dp = row.ep = row.etp = row.cp = row.micro_batch = row.vpp = 1;
   row.micro_batches = 8;
   row.zero_stage = 1;
   set_fixed(row.recompute, "full/2");

@@ -329,6 +329,8 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.pp = line.integer("--pipeline-model-parallel-size", 1);
   plan.cp = line.integer("--context-parallel-size", 1);
   plan.ep = line.integer("--expert-model-parallel-size", 1);
+  const int etp = line.integer("--expert-tensor-parallel-size", plan.tp);
+  plan.expert_tp = etp == plan.tp ? 0 : etp;
   plan.dp = world / (plan.tp * plan.pp * plan.cp);
   plan.sp = line.has("--sequence-parallel");
   plan.micro_batch = line.integer("--micro-batch-size", 1);

@@ -83,7 +83,7 @@ TEST(StrategySpace, EveryInstanceIsValidAndRestrictionsHold) {
 }
 
 TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
-  std::size_t instances = 0, pp_dp_orders = 0, blocks = 0;
+  std::size_t instances = 0, pp_dp_orders = 0, blocks = 0, whole_experts = 0;
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     testing::RandomCase c = testing::random_case(seed);
     c.problem.framework = Framework::MegatronCore;
@@ -115,13 +115,18 @@ TEST(StrategySpace, MegatronCoreInstancesAreWhatMegatronRuns) {
       const bool pp_before_dp = instance.placement[3] == ParallelDim::Pp;
       pp_dp_orders += pp_before_dp ? 1 : 0;
       if (pp_before_dp && instance.pp > 1) {
-        EXPECT_EQ(instance.ep, instance.cp);
+        EXPECT_EQ(skeleton.etp() * instance.ep, instance.tp * instance.cp);
+      }
+      if (instance.expert_tp != 0) {
+        ++whole_experts;
+        EXPECT_TRUE(instance.expert_tp == 1 && instance.ep > 1 && instance.tp > 1);
       }
     }
   }
   EXPECT_GT(instances, 1000u);
   EXPECT_GT(pp_dp_orders, 10u);
   EXPECT_GT(blocks, 100u);
+  EXPECT_GT(whole_experts, 10u) << "etp 1 is never searched";
 }
 
 // Nest's space holds Megatron-Core's: over random problems (MoE included,
