@@ -291,6 +291,34 @@ def coordinates(plan):
     return coords, size
 
 
+def expert_coordinates(plan):
+    """Megatron-Core's expert grid for a megatron-core plan with ep > 1: its
+    experts are grouped over tp*cp*dp as etp, ep, expert-dp, innermost first,
+    beside pp where the placement puts it (parallel_state.py:871-900 at
+    Megatron-LM d98e8a64; megatron_expert_grid in
+    solver/search/execution_layout.cpp prices the same grid). None for every
+    other plan, whose ep is the ep factor of dp in the placement order.
+    Returns the coordinates and etp (a catalog before schema 6 has no etp
+    column: its plans ran etp = tp)."""
+    ep = int(plan["ep"])
+    if ep <= 1 or str(plan.get("framework", "")) != "megatron-core":
+        return None
+    tp, cp, pp, gpus = int(plan["tp"]), int(plan["cp"]), int(plan["pp"]), int(plan["gpus"])
+    etp = int(plan["etp"]) if "etp" in plan and int(plan["etp"]) > 0 else tp
+    edp = tp * cp * int(plan["dp"]) // (etp * ep)
+    sizes = [("etp", etp), ("ep", ep)] + ([("edp", edp), ("pp", pp)]
+                                           if str(plan["placement"]).split(",")[-1] == "pp"
+                                           else [("pp", pp), ("edp", edp)])
+    coords = []
+    for device in range(gpus):
+        rest, mine = device, {}
+        for name, n in sizes:
+            mine[name] = rest % n
+            rest //= n
+        coords.append(mine)
+    return coords, etp
+
+
 def spanning_level(coords, name, blocks, level_names):
     """The lowest level whose blocks (devices per block) each hold every group of dimension `name`."""
     groups = {}
@@ -327,9 +355,11 @@ def plot_placement(plan, stages, levels, out_dir, row):
     server_group = sizes[1] if len(sizes) > 1 and sizes[1] > 0 else 0
     figure, axes = plt.subplots(1, len(shown), figsize=(3.6 * len(shown) + 1, min(20, 1.9 + 0.22 * servers)),
                                 squeeze=False)
+    experts, etp = expert_coordinates(plan) or (None, None)
     for axis, name in zip(axes[0], shown):
+        panel = experts if name == "ep" and experts is not None else coords
         colours = plt.get_cmap("tab10" if size[name] <= 10 else "tab20" if size[name] <= 20 else "viridis")
-        for device, mine in enumerate(coords):
+        for device, mine in enumerate(panel):
             server, slot = divmod(device, per_server)
             value = mine[name]
             colour = colours(value % colours.N) if colours.N <= 20 else colours(value / max(1, size[name] - 1))
@@ -348,8 +378,10 @@ def plot_placement(plan, stages, levels, out_dir, row):
         axis.set_xticklabels([str(slot) for slot in range(per_server)], fontsize=7)
         axis.set_xlabel(f"GPU in the server ({names[0]})", fontsize=8)
         label = f"dp/ep (dp = {int(plan['dp'])} with ep)" if name == "dp" and size["ep"] > 1 else name
+        if panel is experts:
+            label = f"ep (Megatron's expert grid, etp {etp})"
         axis.set_title(f"{label} = {size[name]}: each group within one\n"
-                       f"{spanning_level(coords, name, blocks, names)}", fontsize=9)
+                       f"{spanning_level(panel, name, blocks, names)}", fontsize=9)
     axes[0][0].set_ylabel("server")
     described = []
     for level, (level_name, g) in enumerate(zip(names, sizes)):
