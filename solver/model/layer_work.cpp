@@ -364,11 +364,9 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   // experts (etp = 1) gather nothing. The gathers are plain NCCL calls in
   // the dispatcher, outside TransformerEngine's userbuffer overlap
   // (layer_table).
-  work.tp_collectives_forward -= 1;
-  work.tp_collectives_backward -= 1;
-  if (moe.shared_experts > 0) {
-    work.tp_collectives_forward += 1;
-    work.tp_collectives_backward += 1;
+  if (moe.shared_experts == 0) {
+    work.tp_collectives_forward -= 1;
+    work.tp_collectives_backward -= 1;
   }
   if (expert.tp > 1) {
     const double routed_tokens = sharding.ep > 1 ? k * t : t;

@@ -296,23 +296,12 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                     }
                     for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
                       for (const auto& [mask, recompute_layers] : recomputes) {
-                        DpInstance instance;
-                        instance.problem = 0;
-                        instance.tp = tp;
-                        instance.cp = cp;
-                        instance.ep = ep;
-                        instance.expert_tp = expert_tp;
-                        instance.pp = pp;
-                        instance.dp = dp;
-                        instance.sp = sp;
-                        instance.micro_batch = mbs;
-                        instance.zero_stage = zero;
-                        instance.vpp = vpp;
+                        // The probe's degrees, with a placement and recompute.
+                        DpInstance instance = probe;
                         instance.placement = placement;
                         instance.recompute_mask = mask;
                         instance.recompute_layers = recompute_layers;
                         instance.uneven_layers = space.uneven_layers ? 1 : 0;
-                        instance.framework = problem.framework;
                         instance.ordinal = instances.size();
                         instances.push_back(instance);
                       }
