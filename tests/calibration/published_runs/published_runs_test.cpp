@@ -205,6 +205,24 @@ ModelSpec model_of(const PublishedRun& run, const Source& source) {
 // The published metric from an iteration time: the row's own formula
 // (B = global batch, s = sequence, l = layers, h = hidden, V = vocabulary,
 // N = parameters).
+// The model terms both of Megatron-LM's FLOP counts read (metric_of):
+// q = heads x head_dim, query groups per head, the SwiGLU factor 1.5, the
+// MLP width (the expert width for MoE), routed experts per token, and the
+// shared experts' width.
+struct MegatronFlopTerms {
+  double q, groups_per_head, gated, ffn, routed, shared;
+};
+
+MegatronFlopTerms megatron_flop_terms(const ModelSpec& model) {
+  const bool moe = model.moe.enabled();
+  return {model.heads * static_cast<double>(model.head_dim),
+          static_cast<double>(model.kv_heads) / model.heads,
+          model.mlp == MlpKind::Swiglu ? 1.5 : 1.0,
+          static_cast<double>(moe ? model.moe.expert_ffn_hidden : model.ffn_hidden),
+          moe ? static_cast<double>(model.moe.top_k) : 1.0,
+          moe ? model.moe.shared_experts * static_cast<double>(model.moe.expert_ffn_hidden) : 0.0};
+}
+
 double metric_of(const PublishedRun& run, const ModelSpec& model, double seconds) {
   const std::string& metric = run.at("metric");
   const double B = run.integer("gbs"), s = run.integer("seq"), l = model.num_layers, h = model.hidden,
@@ -222,13 +240,10 @@ double metric_of(const PublishedRun& run, const ModelSpec& model, double seconds
     // + V / (2 l h)), q = heads x head_dim, g = query groups, k = routed
     // experts per token, F = --ffn-hidden-size (the expert width for
     // Mixtral), no causal halving, the router not counted.
-    const double q = model.heads * static_cast<double>(model.head_dim), groups = model.kv_heads,
-                 heads = model.heads, gated = model.mlp == MlpKind::Swiglu ? 1.5 : 1.0;
-    const bool moe = model.moe.enabled();
-    const double ffn = moe ? model.moe.expert_ffn_hidden : model.ffn_hidden, routed = moe ? model.moe.top_k : 1;
-    const double shared = moe ? model.moe.shared_experts * static_cast<double>(model.moe.expert_ffn_hidden) : 0;
+    const MegatronFlopTerms m = megatron_flop_terms(model);
     return 12 * B * s * l * h * h *
-           ((1 + groups / heads + s / h) * q / h + ffn / h * routed * gated + shared / h * gated + V / (2 * l * h)) /
+           ((1 + m.groups_per_head + s / h) * m.q / h + m.ffn / h * m.routed * m.gated + m.shared / h * m.gated +
+            V / (2 * l * h)) /
            (seconds * gpus) / 1e12;
   }
   if (metric.find("num_floating_point_operations of Megatron-LM main since 8873b55d6a") != std::string::npos) {
@@ -236,12 +251,9 @@ double metric_of(const PublishedRun& run, const ModelSpec& model, double seconds
     // 2025-03-06; at 2fbd646651 of 2025-07-29 :230-391): per token 12 l h^2
     // (1 + g/a + s/(2h)) q/h (causal attention halved) + 12 l h k F x 1.5
     // (SwiGLU) + 6 h V; every block MoE, no shared experts, no MTP.
-    const double q = model.heads * static_cast<double>(model.head_dim), groups = model.kv_heads,
-                 heads = model.heads, gated = model.mlp == MlpKind::Swiglu ? 1.5 : 1.0;
-    const double ffn = model.moe.enabled() ? model.moe.expert_ffn_hidden : model.ffn_hidden,
-                 routed = model.moe.enabled() ? model.moe.top_k : 1;
-    const double per_token = 12 * l * h * h * (1 + groups / heads + s / (2 * h)) * q / h +
-                             12 * l * h * routed * gated * ffn + 6 * h * V;
+    const MegatronFlopTerms m = megatron_flop_terms(model);
+    const double per_token = 12 * l * h * h * (1 + m.groups_per_head + s / (2 * h)) * m.q / h +
+                             12 * l * h * m.routed * m.gated * m.ffn + 6 * h * V;
     return B * s * per_token / (seconds * gpus) / 1e12;
   }
   throw std::runtime_error(run.file + ":" + std::to_string(run.line) + ": unknown metric '" + metric + "'");
