@@ -273,6 +273,18 @@ def plot_timeline(plan, stages, out_dir, row):
 
 # ----------------------------------------------------------------- placement
 
+def grid_coordinates(devices, dims):
+    """Each device's coordinate in a grid of (name, size) dims, innermost first."""
+    coords = []
+    for device in range(devices):
+        rest, mine = device, {}
+        for name, n in dims:
+            mine[name] = rest % n
+            rest //= n
+        coords.append(mine)
+    return coords
+
+
 def coordinates(plan):
     """Each GPU's coordinate per dimension, from the placement order (innermost
     first; ep is the ep factor of dp, dp the rest: solver/search/execution.hpp)."""
@@ -281,14 +293,7 @@ def coordinates(plan):
     order = [name for name in str(plan["placement"]).split(",") if name in size]
     if sorted(order) != sorted(DIMENSIONS):
         return None, size
-    coords = []
-    for device in range(int(plan["gpus"])):
-        rest, mine = device, {}
-        for name in order:
-            mine[name] = rest % size[name]
-            rest //= size[name]
-        coords.append(mine)
-    return coords, size
+    return grid_coordinates(int(plan["gpus"]), [(name, size[name]) for name in order]), size
 
 
 def expert_coordinates(plan):
@@ -309,14 +314,7 @@ def expert_coordinates(plan):
     sizes = [("etp", etp), ("ep", ep)] + ([("edp", edp), ("pp", pp)]
                                            if str(plan["placement"]).split(",")[-1] == "pp"
                                            else [("pp", pp), ("edp", edp)])
-    coords = []
-    for device in range(gpus):
-        rest, mine = device, {}
-        for name, n in sizes:
-            mine[name] = rest % n
-            rest //= n
-        coords.append(mine)
-    return coords, etp
+    return grid_coordinates(gpus, sizes), etp
 
 
 def spanning_level(coords, name, blocks, level_names):
