@@ -55,7 +55,6 @@ struct EvaluateOptions {
   std::vector<std::string> stages;  // "A-B[:mode]" each, in chain indices; empty = uniform
   std::string placement = "tp,cp,ep,dp,pp";
   std::string optimizer = "adam";
-  std::string a2a = "fast";
   double moe_imbalance = 1.0;
   PricingFlags pricing;
   std::string framework = "megatron-core";
@@ -122,9 +121,9 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.zero_stage = options.zero;
   execution.vpp = options.vpp;
   execution.optimizer = parse_optimizer(options.optimizer, "--optimizer");
-  execution.a2a = parse_all_to_all(options.a2a, "--a2a");
   execution.expert_imbalance = options.moe_imbalance;
   execution.framework = parse_framework(options.framework, "--framework");
+  execution.a2a = all_to_all_of(options.pricing.a2a, execution.framework);
   execution.attention = search::plan_attention(execution.framework, attention_of(options.pricing), execution.cp);
   execution.overlap = overlap_of(options.pricing);
   execution.grad_reduce = grad_reduce_of(options.pricing);
@@ -299,13 +298,27 @@ Evaluation from_flags(const EvaluateOptions& options) {
   return out;
 }
 
-// The same plan with the MoE all-to-alls priced by the other algorithm
-// (FAST vs the fan-out baseline), so the saving is visible in one run.
+// The same plan with the MoE all-to-alls priced by another algorithm it can
+// run, so the difference is visible in one run: NCCL's fan-out beside FAST
+// or DeepEP; beside the fan-out, DeepEP where the cluster runs it, else FAST
+// (Nest plans; Megatron-LM has no FAST dispatcher).
 std::optional<search::PlanRecord> other_all_to_all(const Evaluation& e) {
   if (e.execution.ep <= 1) return std::nullopt;
-  Execution other = e.execution;
-  other.a2a = other.a2a == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
-  return search::price_plan_record(e.model, e.cluster, other, e.kind, e.rank_k);
+  const std::vector<AllToAllAlgorithm> others =
+      e.execution.a2a == AllToAllAlgorithm::Fanout
+          ? std::vector<AllToAllAlgorithm>{AllToAllAlgorithm::DeepEp, AllToAllAlgorithm::Fast}
+          : std::vector<AllToAllAlgorithm>{AllToAllAlgorithm::Fanout};
+  for (AllToAllAlgorithm a2a : others) {
+    Execution other = e.execution;
+    other.a2a = a2a;
+    try {
+      validate_degrees(e.model, e.cluster, other, other.devices());
+    } catch (const std::invalid_argument&) {
+      continue;  // the plan cannot run that one
+    }
+    return search::price_plan_record(e.model, e.cluster, other, e.kind, e.rank_k);
+  }
+  return std::nullopt;
 }
 
 void print_table(const Evaluation& e, const search::PlanRecord& record, const PlanCost& cost,
@@ -395,7 +408,6 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--placement", options->placement,
                       "dimensions onto the network levels, innermost first (e.g. tp,cp,ep,dp,pp)");
   command->add_option("--optimizer", options->optimizer, "adam|sgd");
-  command->add_option("--a2a", options->a2a, "how MoE all-to-alls are priced: fast|fanout");
   command->add_option("--moe-imbalance", options->moe_imbalance, "hottest expert device's tokens / mean (>= 1)");
   add_pricing_options(*command, options->pricing);
   add_framework_option(*command, options->framework);

@@ -62,6 +62,7 @@ Row cluster_row(const PresetEntry& entry) {
     if (level.oversubscription > 1) levels += fmt::format(" {:g}:1", level.oversubscription);
     if (level.efficiency < 1) levels += fmt::format(" eff {:g}", level.efficiency);
   }
+  if (cluster.deepep != DeepEpSupport::None) levels += fmt::format("; DeepEP {}", to_string(cluster.deepep));
   return {cluster.name, cluster.gpu.name, fmt::format("{:g}", static_cast<double>(cluster.gpu.hbm_bytes) / kGiB),
           levels, cluster.source};
 }
@@ -175,7 +176,9 @@ nlohmann::json to_json(const ClusterSpec& cluster) {
                       {"efficiency", level.efficiency},
                       {"efficiency_source", level.efficiency_source}});
   }
-  return {{"name", cluster.name}, {"source", cluster.source}, {"gpu", to_json(cluster.gpu)}, {"levels", levels}};
+  return {{"name", cluster.name},     {"source", cluster.source}, {"gpu", to_json(cluster.gpu)},
+          {"levels", levels},         {"deepep", to_string(cluster.deepep)},
+          {"deepep_source", cluster.deepep_source}};
 }
 
 void print_json(const std::vector<PresetEntry>& entries, std::optional<PresetKind> only) {

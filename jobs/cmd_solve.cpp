@@ -43,7 +43,6 @@ struct SolveFlags {
   std::string sp = "all";
   bool even_layers = false;
   std::string optimizer = "adam";
-  std::string a2a = "fast";
   int top_k = 5;
   int threads = 0;
   bool json = false;
@@ -75,8 +74,8 @@ search::SolveProblem make_problem(const SolveFlags& flags) {
   if (flags.seq < 0) throw std::invalid_argument("--seq: must be positive");
   problem.seq_len = flags.seq;
   problem.optimizer = parse_optimizer(flags.optimizer, "--optimizer");
-  problem.a2a = parse_all_to_all(flags.a2a, "--a2a");
   problem.framework = parse_framework(flags.framework, "--framework");
+  problem.a2a = all_to_all_of(flags.pricing.a2a, problem.framework);
   problem.attention = attention_of(flags.pricing);
   problem.overlap = overlap_of(flags.pricing);
   problem.grad_reduce = grad_reduce_of(flags.pricing);
@@ -260,7 +259,6 @@ void register_solve(CLI::App& app, CliContext& context) {
                   ';');
   command->add_flag("--even-layers", flags->even_layers, "only near-equal blocks per stage (no uneven split)");
   command->add_option("--optimizer", flags->optimizer, "adam|sgd (default adam)");
-  command->add_option("--a2a", flags->a2a, "how MoE all-to-alls are priced: fast|fanout (default fast)");
   command->add_option("--top-k", flags->top_k, "plans to report: the best and K-1 alternatives (default 5)");
   command->add_option("--threads", flags->threads, "OpenMP threads across instances (default: OMP_NUM_THREADS)");
   command->add_flag("--no-baselines", flags->no_baselines, "skip the manual, Phaze-like, MCMC and exhaustive baselines");

@@ -1,6 +1,7 @@
 #include "jobs/pricing_options.hpp"
 
 #include "jobs/cli_lists.hpp"
+#include "solver/search/solve.hpp"
 
 namespace nestfast::jobs {
 
@@ -14,6 +15,10 @@ void add_pricing_options(CLI::App& command, PricingFlags& flags) {
   command.add_option("--grad-reduce", flags.grad_reduce,
                      "gradients kept and reduced in fp32 (default) or bf16 (Megatron-LM's --grad-reduce-in-bf16: "
                      "half the gradient memory and DP traffic)");
+  command.add_option("--a2a", flags.a2a,
+                     "how MoE all-to-alls run and are priced: auto (default: FAST for nest plans, Megatron's alltoall "
+                     "dispatcher for megatron-core ones), fast (nestfast's FAST, nest plans only), fanout (NCCL's "
+                     "all-to-all: Megatron's alltoall dispatcher) or deepep (Megatron's flex dispatcher with DeepEP)");
 }
 
 Attention attention_of(const PricingFlags& flags) { return parse_attention(flags.attention, "--attention"); }
@@ -21,5 +26,18 @@ Attention attention_of(const PricingFlags& flags) { return parse_attention(flags
 Overlap overlap_of(const PricingFlags& flags) { return parse_overlap(flags.overlap, "--overlap"); }
 
 GradReduce grad_reduce_of(const PricingFlags& flags) { return parse_grad_reduce(flags.grad_reduce, "--grad-reduce"); }
+
+AllToAllAlgorithm all_to_all_of(const std::string& text, Framework framework) {
+  if (text == "auto") return search::plan_all_to_all(framework, AllToAllAlgorithm::Fast);
+  if (text == "fast" && framework == Framework::MegatronCore)
+    throw std::invalid_argument("--a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run; under "
+                                "--framework megatron-core use fanout (its alltoall dispatcher) or deepep (its flex "
+                                "dispatcher), or --framework nest");
+  try {
+    return parse_all_to_all(text, "--a2a");
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("--a2a: '" + text + "' is not one of auto, fast, fanout, deepep");
+  }
+}
 
 }  // namespace nestfast::jobs

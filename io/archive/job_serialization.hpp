@@ -28,7 +28,7 @@ void serialize(Archive& ar, nestfast::Overlap& s, unsigned) {
 template <class Archive>
 void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
   ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.framework& s.allow_fsdp_pp&
-      s.attention& s.overlap& s.grad_reduce& s.top_k& s.baselines;
+      s.attention& s.overlap& s.grad_reduce& s.a2a& s.top_k& s.baselines;
 }
 
 template <class Archive>
@@ -95,7 +95,7 @@ void serialize(Archive& ar, nestfast::NetworkLevel& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::ClusterSpec& s, unsigned) {
-  ar& s.name& s.source& s.gpu& s.levels;
+  ar& s.name& s.source& s.gpu& s.levels& s.deepep& s.deepep_source;
 }
 
 // Rows are fixed-size records without pointers: stored as their bytes.

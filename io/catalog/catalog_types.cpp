@@ -55,7 +55,7 @@ const std::vector<RowField>& plan_fields() {
                      "parallel dimensions onto the network levels, innermost first (ep = the ep factor of dp, "
                      "dp = the rest)"),
       NESTFAST_FIELD(PlanRow, optimizer, Short, Optimizer, "", "adam or sgd"),
-      NESTFAST_FIELD(PlanRow, a2a, Short, AllToAll, "", "how MoE all-to-alls are priced: fast or fanout"),
+      NESTFAST_FIELD(PlanRow, a2a, Short, AllToAll, "", "how MoE all-to-alls run and are priced: fast, fanout (NCCL, Megatron's alltoall dispatcher) or deepep (Megatron's flex dispatcher)"),
       NESTFAST_FIELD(PlanRow, framework, Short, Framework, "",
                      "megatron-core: Megatron-LM runs the plan as priced from megatron_args; nest: the NEST space "
                      "(any placement, ep out of dp, per-stage recompute), not runnable as priced"),

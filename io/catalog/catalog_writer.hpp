@@ -30,7 +30,9 @@ inline constexpr const char* kCatalogFormat = "nestfast-catalog";
 //    widths (mla_*) and the MoE router's settings (moe_router_*).
 // 6: /plans keeps the expert tensor-parallel degree (etp: tp, or 1 for whole
 //    experts), which the search chooses.
-inline constexpr int kCatalogSchemaVersion = 6;
+// 7: /clusters keep where DeepEP runs (deepep, deepep_source), and /plans'
+//    a2a may be deepep (Megatron-Core's flex dispatcher).
+inline constexpr int kCatalogSchemaVersion = 7;
 
 struct CatalogIdentity {
   std::string job_name;

@@ -71,13 +71,16 @@ void visit_cluster(Cluster& cluster, Visit&& visit) {
   visit("gpu_fused_attention_efficiency_backward", cluster.gpu.fused_attention_efficiency_backward);
   visit("gpu_kernel_overhead_s", cluster.gpu.kernel_overhead_s);
   visit("gpu_overlap_slowdown", cluster.gpu.overlap_slowdown);
+  visit("deepep", cluster.deepep);
+  visit("deepep_source", cluster.deepep_source);
 }
 
 constexpr const char* kClusterUnits =
     "gpu_*_bytes: bytes; *_Bps: bytes/s (per device and direction for the levels); gpu_peak_flops_*: FLOP/s; "
     "gpu_hbm_efficiency: reachable fraction of gpu_hbm_bandwidth_Bps; gpu_fused_attention_efficiency_*: fraction of "
     "peak bf16 the fused attention kernel reaches; gpu_kernel_overhead_s: s per kernel; gpu_overlap_slowdown: fraction "
-    "of its speed a compute kernel loses beside a communication kernel; latency_s: s; levels innermost first "
+    "of its speed a compute kernel loses beside a communication kernel; deepep: where DeepEP runs (none, intranode, "
+    "internode); latency_s: s; levels innermost first "
     "(level 0 = inside a node), group_size = children per group (0 = unbounded); the matmul curve: a GEMM of "
     "gpu_matmul_flops FLOPs reaches gpu_matmul_efficiency x peak bf16, interpolated in log(flops)";
 
@@ -106,6 +109,7 @@ struct AttributeWriter {
   void operator()(const char* name, RouterBalance value) const {
     write_attribute(group, name, value == RouterBalance::SeqAuxLoss ? "seq_aux_loss" : "aux_loss");
   }
+  void operator()(const char* name, DeepEpSupport value) const { write_attribute(group, name, to_string(value)); }
 };
 
 struct AttributeReader {
@@ -151,6 +155,10 @@ struct AttributeReader {
   }
   void operator()(const char* name, RouterBalance& value) const {
     value = choice(name, "seq_aux_loss", "aux_loss") ? RouterBalance::SeqAuxLoss : RouterBalance::AuxLoss;
+  }
+  void operator()(const char* name, DeepEpSupport& value) const {
+    require(name);
+    value = parse_deepep_support(read_string_attribute(group, name), where + ": " + name);
   }
   // True for `first`, false for `second`, anything else is a damaged catalog.
   bool choice(const char* name, const char* first, const char* second) const {

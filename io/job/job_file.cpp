@@ -205,7 +205,7 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
                                                  "recompute_layers", "framework", "allow_fsdp_pp", "attention",
-                                                 "overlap", "grad_reduce", "top_k", "baselines"});
+                                                 "overlap", "grad_reduce", "a2a", "top_k", "baselines"});
   SearchLimits& search = job.search;
   auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
     if (const auto* node = table->get(key)) {
@@ -248,6 +248,21 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   if (const auto* node = table->get("grad_reduce")) {
     search.grad_reduce = parse_grad_reduce(reader.string_value(*node, "search.grad_reduce"),
                                            reader.at(JobReader::line_of(*node), "search.grad_reduce"));
+  }
+  if (const auto* node = table->get("a2a")) {
+    const std::string value = reader.string_value(*node, "search.a2a");
+    const int line = JobReader::line_of(*node);
+    if (value != "auto") {
+      try {
+        parse_all_to_all(value, "search.a2a");
+      } catch (const std::invalid_argument&) {
+        reader.fail(line, "search.a2a", "'" + value + "' is not one of auto, fast, fanout, deepep");
+      }
+    }
+    if (value == "fast" && search.framework == "megatron-core")
+      reader.fail(line, "search.a2a", "fast is nestfast's own all-to-all, which Megatron-LM does not run: under "
+                                      "framework megatron-core use fanout or deepep (or framework = \"nest\")");
+    search.a2a = value;
   }
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));
   if (const auto* node = table->get("baselines")) {

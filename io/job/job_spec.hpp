@@ -45,6 +45,7 @@ struct SearchLimits {
   Attention attention = Attention::Flash;  // how every plan is priced (solve's --attention)
   Overlap overlap;                         // ... and its --overlap
   GradReduce grad_reduce = GradReduce::Fp32;  // ... and its --grad-reduce
+  std::string a2a = "auto";                   // ... and its --a2a: auto, fast (nest only), fanout or deepep
   int top_k = 5;                       // alternatives kept per sweep point
   std::vector<std::string> baselines = {"manual", "phaze", "mcmc"};
 };

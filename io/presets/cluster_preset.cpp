@@ -40,7 +40,7 @@ ClusterSpec read_cluster_preset(const PresetFile& file) {
   const toml::table document = parse_toml_file(file.path);
   const TomlTableReader root(document, file.path, "", {"cluster"});
   const TomlTableReader table(root.table("cluster"), file.path, "cluster",
-                              {"name", "source", "gpu", "gpu_hbm_GiB", "level"});
+                              {"name", "source", "gpu", "gpu_hbm_GiB", "level", "deepep", "deepep_source"});
   ClusterSpec cluster;
   auto header = read_preset_header(table, file);
   cluster.name = std::move(header.name);
@@ -52,6 +52,21 @@ ClusterSpec read_cluster_preset(const PresetFile& file) {
                                 {"name", "group_size", "bandwidth_GBps", "latency_us", "oversubscription", "efficiency",
                                  "efficiency_source"});
     cluster.levels.push_back(read_level(level, index + 1 == levels.size()));
+  }
+
+  // Where DeepEP runs (ClusterSpec::deepep), with why; none when not given.
+  if (const auto deepep = table.optional_string("deepep")) {
+    try {
+      cluster.deepep = parse_deepep_support(*deepep, "deepep");
+    } catch (const std::invalid_argument&) {
+      table.fail("deepep", fmt::format("'{}' is not one of none, intranode, internode", *deepep));
+    }
+    const auto source = table.optional_string("deepep_source");
+    if (cluster.deepep != DeepEpSupport::None && !source)
+      table.fail("deepep_source", "is required with deepep (which DeepEP requirement does the machine meet?)");
+    cluster.deepep_source = source.value_or("");
+  } else if (table.optional_string("deepep_source")) {
+    table.fail("deepep_source", "given without deepep");
   }
 
   // The GPU is a preset of its own; a relative path is relative to this file.

@@ -38,6 +38,7 @@ std::string preset_summary(const ClusterSpec& cluster) {
     summary += fmt::format("; {} x{} {:g} GB/s", level.name, size, level.bandwidth_Bps / 1e9);
     if (level.oversubscription > 1) summary += fmt::format(" {:g}:1", level.oversubscription);
   }
+  if (cluster.deepep != DeepEpSupport::None) summary += fmt::format("; DeepEP {}", to_string(cluster.deepep));
   return summary;
 }
 

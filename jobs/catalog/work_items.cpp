@@ -211,7 +211,7 @@ std::vector<search::BaselineResult> decode_baselines(std::span<const double> sea
     plan.zero_stage = integer(12, 3);
     plan.vpp = integer(13, kMost);
     plan.optimizer = static_cast<Optimizer>(integer(14, static_cast<int>(Optimizer::Sgd)));
-    plan.a2a = static_cast<AllToAllAlgorithm>(integer(15, static_cast<int>(AllToAllAlgorithm::Fanout)));
+    plan.a2a = static_cast<AllToAllAlgorithm>(integer(15, static_cast<int>(AllToAllAlgorithm::DeepEp)));
     plan.expert_imbalance = slot[16];
     if (!std::isfinite(slot[16])) damaged("a baseline's expert imbalance");
     for (std::size_t d = 0; d < kParallelDims; ++d) {

@@ -5,6 +5,7 @@
 
 #include "io/job/job_file.hpp"
 #include "io/presets/presets.hpp"
+#include "jobs/pricing_options.hpp"
 
 namespace nestfast::jobs {
 namespace {
@@ -103,6 +104,7 @@ JobWork build_work(const JobBundle& bundle) {
     item.problem.attention = job.search.attention;
     item.problem.overlap = job.search.overlap;
     item.problem.grad_reduce = job.search.grad_reduce;
+    item.problem.a2a = all_to_all_of(job.search.a2a, item.problem.framework);
     item.point.seq_len = item.problem.seq_len;
 
     if (const std::string error = search::gpus_error(item.problem); !error.empty()) {

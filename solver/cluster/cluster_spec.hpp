@@ -55,11 +55,24 @@ struct NetworkLevel {
   std::string efficiency_source;
 };
 
+// Where DeepEP's normal (training) kernels run on a cluster
+// (deepseek-ai/DeepEP 567632dd, README.md:45, 89-91): nowhere (not an NVIDIA
+// NVLink machine), inside a node only (NVLink: Ampere GPUs, or a network
+// DeepEP is not tested on), or across nodes too (Hopper GPUs with InfiniBand
+// and GPU-initiated RDMA through NVSHMEM, 8 GPUs per NVLink node).
+enum class DeepEpSupport { None, Intranode, Internode };
+
 struct ClusterSpec {
   std::string name;
   std::string source;
   GpuSpec gpu;
   std::vector<NetworkLevel> levels;  // innermost first; the outermost group_size may be 0 = unbounded
+  DeepEpSupport deepep = DeepEpSupport::None;
+  std::string deepep_source;  // why (required when deepep is not None)
 };
+
+const char* to_string(DeepEpSupport support);  // "none", "intranode", "internode"
+// The inverse; std::invalid_argument naming `what` for anything else.
+DeepEpSupport parse_deepep_support(const std::string& text, const std::string& what);
 
 }  // namespace nestfast

@@ -152,6 +152,32 @@ double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group,
   return fast_time_of_loads(cluster, split, node_load * split.cross_time, imbalance * (split.local_bytes + forwarded));
 }
 
+double all_to_all_deepep_time(const ClusterSpec& cluster, const GroupShape& group, double token_bytes,
+                              const DeepEpRouting& routing, double imbalance) {
+  const int n = group.size();
+  if (n <= 1) return 0;
+  const int k = group.fanout.empty() ? 1 : group.fanout[0];
+  const int nodes = n / k;
+  if (static_cast<int>(routing.node_hit.size()) != nodes)
+    throw std::invalid_argument("DeepEP price: " + std::to_string(routing.node_hit.size()) +
+                                " node chances for a group of " + std::to_string(nodes) + " nodes");
+  const NetworkLevel& scaleup = level_at(cluster, 0);
+  const double own_node = token_bytes * (k - 1) * routing.member_hit;
+  if (nodes == 1) return 2 * scaleup.latency_s + imbalance * own_node / effective_bandwidth(scaleup);
+  double rail_time = 0, arrivals = 0, mean_hit = routing.node_hit[0];
+  for (int j = 1; j < nodes; ++j) {
+    const double bytes = token_bytes * routing.node_hit[static_cast<std::size_t>(j)];
+    rail_time += bytes / effective_bandwidth(level_at(cluster, joining_level(group, 0, j)));
+    arrivals += bytes;
+    mean_hit += routing.node_hit[static_cast<std::size_t>(j)];
+  }
+  mean_hit /= nodes;
+  const double forwarded = mean_hit > 0 ? arrivals * (k - 1) * routing.member_hit / mean_hit : 0;
+  const double latency = 2 * (level_at(cluster, group.level()).latency_s + scaleup.latency_s);
+  const double node_load = (k - 1 + imbalance) / k;
+  return latency + std::max(node_load * rail_time, imbalance * (own_node + forwarded) / effective_bandwidth(scaleup));
+}
+
 double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, std::span<const std::uint64_t> bytes) {
   const int n = group.size();
   if (bytes.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n)) {

@@ -84,6 +84,37 @@ double all_to_all_fanout_time(const ClusterSpec& cluster, const GroupShape& grou
 double all_to_all_fast_time(const ClusterSpec& cluster, const GroupShape& group, double bytes,
                             double imbalance);
 
+// Where a token goes under DeepEP (solver/model/expert_routing.hpp gives the
+// chances): node_hit[j] = P(the token has an expert on node j of the group),
+// nodes in group order, seen from node 0 (every node alike under uniform
+// routing); member_hit = the mean P(it has an expert on one given member).
+struct DeepEpRouting {
+  std::vector<double> node_hit;
+  double member_hit = 0;
+};
+
+// DeepEP's normal (training) dispatch, or its combine, inside `group`
+// (deepseek-ai/DeepEP 567632dd; members node by node, fanout[0] per node):
+// each device sends `token_bytes`, its tokens once each.
+//  - within one node: one NVLink copy per (token, destination member)
+//    (csrc/kernels/intranode.cu:346-349);
+//  - across nodes: one RDMA copy per (token, destination node), on the
+//    device's own rail to the member of the same local index, which forwards
+//    it over NVLink once per destination member there; the node's own
+//    members get theirs over NVLink directly (csrc/kernels/internode.cu:
+//    628-690, 807-828, 960-998). The combine runs the same path backwards,
+//    summing at the forwarder (:1955-1960).
+// With R = rail bytes out, sum_j token_bytes * node_hit[j] at the level that
+// joins node 0 and j, and V = NVLink bytes out, token_bytes * (k-1) *
+// member_hit (own node) + the arrivals, token_bytes * sum_j node_hit[j], each
+// forwarded to (k-1) * member_hit / mean node_hit other members:
+//      2 (alpha_top + alpha_0)            (the layout notify round the host
+//                                          waits on, then the data)
+//      + max((k-1+imbalance)/k * R time, imbalance * V / bw_0)
+// a node's arrivals spreading over its k rails as FAST's do.
+double all_to_all_deepep_time(const ClusterSpec& cluster, const GroupShape& group, double token_bytes,
+                              const DeepEpRouting& routing, double imbalance);
+
 // FAST's price of one given all-to-all inside `group` (what a validation runs,
 // priced by the model above): bytes[g * n + h] = bytes member g sends member h,
 // n = group.size(), members in group order (node by node, fanout[0] per node,

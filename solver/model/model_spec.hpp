@@ -30,9 +30,10 @@ struct MlaSpec {
 };
 
 // The router's arithmetic: what a token's expert choice and weights are.
-// None of it is priced (the router is one GEMM to num_experts either way;
-// the expert load is the search's expert_imbalance), but a launch must run
-// the model's router.
+// Its compute is not priced (the router is one GEMM to num_experts either
+// way; the expert load is the search's expert_imbalance), but a launch must
+// run the model's router, and group-limited routing bounds the nodes a
+// token reaches under DeepEP (solver/model/expert_routing.hpp).
 enum class RouterScore { Softmax, Sigmoid };
 enum class RouterBalance { AuxLoss, SeqAuxLoss };  // the load-balancing loss on the router
 

@@ -16,6 +16,8 @@ namespace nestfast::search {
 // 7: expert tensor parallelism > 1 all-gathers and reduce-scatters the k t
 //    routed token copies over expert-tp (was the dense MLP's t); shared
 //    experts keep their own unit of t.
-inline constexpr std::uint64_t kCostModelVersion = 7;
+// 8: Megatron-Core plans' EP all-to-all is Megatron's dispatcher (NCCL's
+//    all-to-all, or DeepEP's once-per-node dispatch), not FAST.
+inline constexpr std::uint64_t kCostModelVersion = 8;
 
 }  // namespace nestfast::search

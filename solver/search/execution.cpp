@@ -127,7 +127,14 @@ ParallelDim parse_parallel_dim(const std::string& text, const std::string& what)
   throw std::invalid_argument(what + ": '" + text + "' is not one of tp, cp, ep, pp, dp");
 }
 
-const char* to_string(AllToAllAlgorithm algorithm) { return algorithm == AllToAllAlgorithm::Fast ? "fast" : "fanout"; }
+const char* to_string(AllToAllAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllToAllAlgorithm::Fast: return "fast";
+    case AllToAllAlgorithm::Fanout: return "fanout";
+    case AllToAllAlgorithm::DeepEp: return "deepep";
+  }
+  return "?";
+}
 
 const char* to_string(Optimizer optimizer) { return optimizer == Optimizer::Adam ? "adam" : "sgd"; }
 
@@ -140,7 +147,8 @@ Optimizer parse_optimizer(const std::string& text, const std::string& what) {
 AllToAllAlgorithm parse_all_to_all(const std::string& text, const std::string& what) {
   if (text == "fast") return AllToAllAlgorithm::Fast;
   if (text == "fanout") return AllToAllAlgorithm::Fanout;
-  throw std::invalid_argument(what + ": '" + text + "' is not one of fast, fanout");
+  if (text == "deepep") return AllToAllAlgorithm::DeepEp;
+  throw std::invalid_argument(what + ": '" + text + "' is not one of fast, fanout, deepep");
 }
 
 }  // namespace nestfast

@@ -78,9 +78,20 @@ inline constexpr int kParallelDims = 5;
 
 enum class Optimizer { Adam, Sgd };
 
-// How the MoE all-to-all is run (and so priced): FAST (server-level bound,
-// intra-server rebalancing) or the plain fan-out baseline.
-enum class AllToAllAlgorithm { Fast, Fanout };
+// How the MoE all-to-all is run, and so priced (solver/cluster/collectives.hpp):
+//   Fast: nestfast's FAST (intra-server rebalancing, then one-to-one stages
+//     between servers: the server-level bound). Nest plans only: Megatron-LM
+//     has no FAST dispatcher.
+//   Fanout: every device posts all its sends at once, each (token, expert)
+//     copy on its own: NCCL's all-to-all, which Megatron-Core's alltoall
+//     dispatcher runs (token_dispatcher.py:556, 705-711 at d98e8a64).
+//   DeepEp: DeepEP's normal kernels behind Megatron-Core's flex dispatcher
+//     (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep):
+//     a token crosses the network once per destination node, on its rail to
+//     the GPU of the same local index, which forwards it over NVLink once per
+//     destination rank; the combine is the reverse (deepseek-ai/DeepEP
+//     567632dd, csrc/kernels/internode.cu:628-690, 960-998, 1955-1960).
+enum class AllToAllAlgorithm { Fast, Fanout, DeepEp };
 
 // The attention core: fused (FlashAttention-style, what Megatron-Core runs
 // with TransformerEngine: no s^2 tensor in HBM or in the stash, the scores
@@ -193,7 +204,7 @@ const char* to_string(Attention attention);  // "flash", "unfused"
 const char* to_string(GradReduce dtype);     // "fp32", "bf16"
 // "grad,param,tp,p2p,a2a" (the ones on), "all" or "none".
 std::string to_string(const Overlap& overlap);
-// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout",
+// Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout|deepep",
 // "megatron-core|nest", "flash|unfused", "fp32|bf16" and the names of the overlaps that
 // are on (or "all", or "none", alone); throw std::invalid_argument naming `what`.
 Framework parse_framework(const std::string& text, const std::string& what);

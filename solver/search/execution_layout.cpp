@@ -321,6 +321,28 @@ void validate_degrees(const ModelSpec& model, const ClusterSpec& cluster, const 
                     describe(search::MegatronRule::ExpertGridDividesWorld) + ")");
   if (model.moe.enabled() && model.moe.num_experts % e.ep != 0)
     bad("--ep", std::to_string(e.ep) + " does not divide the " + std::to_string(model.moe.num_experts) + " experts");
+  if (e.a2a == AllToAllAlgorithm::DeepEp && e.ep > 1) {
+    // Where DeepEP's kernels run (ClusterSpec::deepep): a node is 8
+    // consecutive group ranks on NVLink (NUM_MAX_NVL_PEERS,
+    // deepseek-ai/DeepEP 567632dd csrc/deep_ep.cpp:159, 165-166), and only
+    // the internode kernels cross nodes.
+    const int node = cluster.levels.empty() ? 1 : cluster.levels.front().group_size;
+    const std::string what = "deepep on cluster '" + cluster.name + "'";
+    if (cluster.deepep == DeepEpSupport::None) bad("--a2a", what + ": DeepEP does not run there (its preset's deepep is none)");
+    if (e.etp() != 1)
+      bad("--a2a", "deepep is priced for whole experts (etp 1, or tp 1): with expert tensor parallelism " +
+                       std::to_string(e.etp()) + " Megatron's flex dispatcher sends every token to each expert-tp rank, "
+                       "which nestfast does not price");
+    if (e.ep <= 8 && (node < e.ep || node % e.ep != 0))
+      bad("--ep", std::to_string(e.ep) + " with " + what + ": DeepEP's intranode kernels need the group inside one "
+                      "NVLink node of " + std::to_string(node) + " GPUs");
+    if (e.ep > 8 && cluster.deepep != DeepEpSupport::Internode)
+      bad("--ep", std::to_string(e.ep) + " with " + what + ": DeepEP runs only inside a node there (deepep = " +
+                      to_string(cluster.deepep) + "), so the group is at most 8");
+    if (e.ep > 8 && node != 8)
+      bad("--ep", std::to_string(e.ep) + " with " + what + ": DeepEP's internode kernels take nodes of 8 GPUs, the "
+                      "cluster's have " + std::to_string(node));
+  }
   const int seq = e.seq_len > 0 ? e.seq_len : model.seq_len;
   if (e.seq_len < 0) bad("--seq", std::to_string(e.seq_len) + " must be > 0");
   if (seq % e.cp != 0) bad("--cp", std::to_string(e.cp) + " does not divide the sequence length " + std::to_string(seq));

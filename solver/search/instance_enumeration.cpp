@@ -323,8 +323,9 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     // stages), and at cp > 1 Megatron's expert grid, which takes ep from
     // cp*dp beside tp (at cp = 1 it is Nest's ep carved out of dp in
     // Megatron's order), whole experts beside tp (etp 1, ep x 1 from
-    // tp*cp*dp), and the fused attention Megatron runs there when
-    // unfused is asked. The others are Nest's own instances with a recompute
+    // tp*cp*dp), the fused attention Megatron runs there when unfused is
+    // asked, and at ep > 1 Megatron's alltoall dispatcher where Nest's own
+    // plans run FAST. The others are Nest's own instances with a recompute
     // mask that holds their one mode.
     SolveProblem as_megatron = problem;
     as_megatron.framework = Framework::MegatronCore;
@@ -337,7 +338,10 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
     for (DpInstance& instance : megatron_instances) {
       const bool same_attention = plan_attention(Framework::MegatronCore, problem.attention, instance.cp) ==
                                   plan_attention(Framework::Nest, problem.attention, instance.cp);
-      const bool own_layout = instance.expert_tp == 0 && (instance.cp == 1 || (instance.ep == 1 && same_attention));
+      const bool same_all_to_all = instance.ep == 1 || plan_all_to_all(Framework::MegatronCore, problem.a2a) ==
+                                                           plan_all_to_all(Framework::Nest, problem.a2a);
+      const bool own_layout =
+          instance.expert_tp == 0 && same_all_to_all && (instance.cp == 1 || (instance.ep == 1 && same_attention));
       if (instance.recompute_layers == 0 && own_layout) continue;
       instance.ordinal = instances.size();
       instances.push_back(instance);
@@ -366,7 +370,7 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.zero_stage = instance.zero_stage;
   execution.vpp = instance.vpp;
   execution.optimizer = problem.optimizer;
-  execution.a2a = problem.a2a;
+  execution.a2a = plan_all_to_all(instance.framework, problem.a2a);
   execution.expert_imbalance = problem.expert_imbalance;
   execution.attention = plan_attention(instance.framework, problem.attention, instance.cp);
   execution.overlap = problem.overlap;
@@ -378,6 +382,10 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
 
 Attention plan_attention(Framework framework, Attention asked, int cp) {
   return framework == Framework::MegatronCore && cp > 1 ? Attention::Flash : asked;
+}
+
+AllToAllAlgorithm plan_all_to_all(Framework framework, AllToAllAlgorithm asked) {
+  return framework == Framework::MegatronCore && asked == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : asked;
 }
 
 }  // namespace nestfast::search

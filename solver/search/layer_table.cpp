@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "solver/cluster/gpu_throughput.hpp"
+#include "solver/model/expert_routing.hpp"
 #include "solver/model/layer_work.hpp"
 #include "solver/search/memory_model.hpp"
 #include "solver/search/overlap.hpp"
@@ -99,6 +100,21 @@ double gemms_time(const GpuSpec& gpu, const std::vector<LayerWork::Gemm>& gemms)
   return time;
 }
 
+// Where DeepEP sends a token inside the ep group: the experts of one member
+// (ep rank r holds [r E / ep, (r + 1) E / ep)) and of one node (fanout[0]
+// consecutive members).
+DeepEpRouting deepep_routing(const MoeSpec& moe, const GroupShape& ep_group) {
+  DeepEpRouting routing;
+  const int ep = ep_group.size();
+  const int per_member = moe.num_experts / ep;
+  const int per_node = ep_group.fanout.empty() ? 1 : ep_group.fanout[0];
+  for (int j = 0; j < ep / per_node; ++j)
+    routing.node_hit.push_back(expert_range_hit_probability(moe, j * per_node * per_member, per_node * per_member));
+  for (int r = 0; r < ep; ++r) routing.member_hit += expert_range_hit_probability(moe, r * per_member, per_member);
+  routing.member_hit /= ep;
+  return routing;
+}
+
 void set(std::array<std::vector<double>, kLayerColumns>& values, LayerColumn column, std::size_t layer, double value) {
   values[static_cast<std::size_t>(column)][layer] = value;
 }
@@ -121,10 +137,19 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     if (config.sp) return all_gather_time(cluster, config.tp_group, bytes) + reduce_scatter_time(cluster, config.tp_group, bytes);
     return all_reduce_time(cluster, config.tp_group, bytes);
   };
+  const bool deepep = config.a2a == AllToAllAlgorithm::DeepEp && model.moe.enabled() && config.ep > 1;
+  const DeepEpRouting routing = deepep ? deepep_routing(model.moe, config.ep_group) : DeepEpRouting{};
+  // `bytes`: every (token, expert) copy a device sends (layer_work's ep_bytes);
+  // DeepEP sends each token once per destination node and member instead.
   auto all_to_all = [&](double bytes) {
-    if (config.a2a == AllToAllAlgorithm::Fast)
-      return all_to_all_fast_time(cluster, config.ep_group, bytes, config.expert_imbalance);
-    return all_to_all_fanout_time(cluster, config.ep_group, bytes, config.expert_imbalance);
+    switch (config.a2a) {
+      case AllToAllAlgorithm::Fast: return all_to_all_fast_time(cluster, config.ep_group, bytes, config.expert_imbalance);
+      case AllToAllAlgorithm::Fanout:
+        return all_to_all_fanout_time(cluster, config.ep_group, bytes, config.expert_imbalance);
+      case AllToAllAlgorithm::DeepEp:
+        return all_to_all_deepep_time(cluster, config.ep_group, bytes / model.moe.top_k, routing, config.expert_imbalance);
+    }
+    return 0.0;
   };
   const FlatGroup dense_dp = flat_group(cluster, config.dense_dp_group);
   const FlatGroup expert_dp = flat_group(cluster, config.expert_dp_group);

@@ -218,9 +218,17 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     }
     if (router.balance == RouterBalance::SeqAuxLoss) a.add("--moe-router-load-balancing-type", "seq_aux_loss");
     if (router.balance_coeff > 0) a.add("--moe-aux-loss-coeff", router.balance_coeff);
-    // The price is an all-to-all among the ep ranks; Megatron's default
-    // dispatcher is an all-gather (transformer_config.py:891).
-    if (plan.ep > 1) a.add("--moe-token-dispatcher-type", "alltoall");
+    // The priced all-to-all among the ep ranks (Megatron's default
+    // dispatcher is an all-gather, transformer_config.py:891): the alltoall
+    // dispatcher (NCCL's all-to-all), or the flex dispatcher with DeepEP,
+    // which takes fp32 routing probabilities (token_dispatcher.py:1312-1318).
+    if (plan.ep > 1 && plan.a2a == AllToAllAlgorithm::DeepEp) {
+      a.add("--moe-token-dispatcher-type", "flex");
+      a.add("--moe-flex-dispatcher-backend", "deepep");
+      a.add("--moe-router-dtype", "fp32");
+    } else if (plan.ep > 1) {
+      a.add("--moe-token-dispatcher-type", "alltoall");
+    }
   }
 
   if (plan.pp > 1 && !plan.stages.empty() && !default_split(model, plan)) {

@@ -82,6 +82,12 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
     const int m = e.dp * e.micro_batch > 0 ? e.global_batch / (e.dp * e.micro_batch) : 0;
     check(e.pp <= m && m % e.pp == 0, MegatronRule::InterleavedMicroBatches);
   }
+  check(e.ep == 1 || e.a2a != AllToAllAlgorithm::Fast, MegatronRule::MoeDispatcher);
+  if (e.ep > 1 && e.a2a == AllToAllAlgorithm::DeepEp) {
+    const int group = e.etp() * e.ep;
+    check(std::find(std::begin(kDeepEpGroupSizes), std::end(kDeepEpGroupSizes), group) != std::end(kDeepEpGroupSizes),
+          MegatronRule::DeepEpGroupSize);
+  }
   // The emitted line's --overlap-moe-expert-parallel-comm runs in bf16/fp16 only.
   if (effective_overlap(e).moe_a2a) check(model.dtype_bytes == 2, MegatronRule::MoeA2aOverlap);
   if (e.zero_stage >= 2) check(e.pp == 1 || policy.allow_fsdp_with_pipeline, MegatronRule::FsdpWithoutPipeline);

@@ -99,6 +99,11 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--moe-aux-loss-coeff", FlagKind::Real, "", "megatron/training/arguments.py:3536"},
     {"--moe-token-dispatcher-type", FlagKind::Choice, "allgather|alltoall|flex",
      "megatron/core/transformer/transformer_config.py:891"},
+    {"--moe-flex-dispatcher-backend", FlagKind::Choice, "deepep|hybridep|ncclep",
+     "megatron/core/transformer/transformer_config.py:898"},
+    // DeepEP takes fp32 routing probabilities; with bf16 ones the dispatcher
+    // warns and casts them (moe/token_dispatcher.py:1312-1318).
+    {"--moe-router-dtype", FlagKind::Choice, "fp32|fp64", "megatron/core/transformer/transformer_config.py:811"},
     // Communication overlapped with compute.
     {"--overlap-grad-reduce", FlagKind::Switch, "", "megatron/training/arguments.py:3121"},
     {"--overlap-param-gather", FlagKind::Switch, "", "megatron/training/arguments.py:3148"},
@@ -159,6 +164,8 @@ enum class MegatronRule {
   MlaContextParallel,        // multi-latent attention: cp = 1 (no TransformerEngine backend runs it under cp)
   RouterExpertBias,          // --moe-router-enable-expert-bias: sigmoid (or sqrtsoftplus) scores
   RouterGroups,              // group-limited routing: groups given, dividing the experts, group-topk <= groups
+  MoeDispatcher,             // ep > 1 dispatches through one of Megatron's dispatchers (not nestfast's FAST)
+  DeepEpGroupSize,           // the flex dispatcher with DeepEP: etp*ep is one of DeepEP's configured group sizes
 };
 
 struct MegatronRuleText {
@@ -250,7 +257,19 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::RouterGroups, "megatron/core/transformer/transformer_config.py:2671",
      "--moe-router-group-topk needs --moe-router-num-groups dividing the experts and no smaller than the group "
      "top-k"},
+    {MegatronRule::MoeDispatcher, "megatron/core/transformer/transformer_config.py:891",
+     "expert parallelism dispatches through Megatron-Core's own dispatchers (allgather, alltoall: NCCL's "
+     "all-to-all, priced as --a2a fanout; flex with DeepEP: --a2a deepep), not nestfast's FAST all-to-all"},
+    // DeepEP's Buffer.get_dispatch_config / get_combine_config, which Megatron
+    // calls for every group (moe/fused_a2a.py:48-51), know only these sizes
+    // (deepseek-ai/DeepEP 567632dd deep_ep/buffer.py:245-259, 275-289).
+    {MegatronRule::DeepEpGroupSize, "deepseek-ai/DeepEP 567632dd deep_ep/buffer.py:245-259",
+     "the flex dispatcher with DeepEP runs over expert-tp x ep ranks, which must be 2, 4, 8, 16, 24, 32, 48, 64, "
+     "96, 128, 144 or 160 (DeepEP's configured group sizes)"},
 };
+
+// DeepEP's configured group sizes (MegatronRule::DeepEpGroupSize).
+inline constexpr int kDeepEpGroupSizes[] = {2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 144, 160};
 
 const MegatronRuleText& megatron_rule(MegatronRule rule);
 const MegatronFlag* megatron_flag(std::string_view name);  // nullptr when upstream has no such flag

@@ -47,7 +47,7 @@ LayerTable compute_only_table(const SolveProblem& problem, const DpInstance& ins
   config.tp_group.fanout = {instance.tp};
   config.cp_group.fanout = {instance.cp};
   config.ep_group.fanout = {instance.ep};
-  config.a2a = problem.a2a;
+  config.a2a = plan_all_to_all(instance.framework, problem.a2a);
   config.expert_imbalance = problem.expert_imbalance;
   config.attention = plan_attention(instance.framework, problem.attention, instance.cp);
   config.causal = problem.model.causal;

@@ -46,6 +46,8 @@ struct SolveProblem {
   int global_batch = 0;  // sequences per iteration
   int seq_len = 0;       // 0 = the model's default
   Optimizer optimizer = Optimizer::Adam;
+  // The all-to-all asked for (plan_all_to_all): Fast for Nest's own plans
+  // runs as Megatron's alltoall dispatcher in Megatron-Core plans.
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;
   double expert_imbalance = 1.0;
   // What the plans must run on (execution.hpp). Under MegatronCore the space
@@ -64,6 +66,12 @@ struct SolveProblem {
 // The attention a plan with context-parallel degree `cp` runs when `asked`
 // is wanted: under MegatronCore cp > 1 runs only fused (CpNeedsFusedAttention).
 Attention plan_attention(Framework framework, Attention asked, int cp);
+
+// The all-to-all a plan of `framework` runs when `asked` is wanted:
+// Megatron-Core has no FAST dispatcher, so FAST asked of a MegatronCore plan
+// is its alltoall dispatcher, NCCL's all-to-all (Fanout; MoeDispatcher);
+// Fanout and DeepEp run as asked.
+AllToAllAlgorithm plan_all_to_all(Framework framework, AllToAllAlgorithm asked);
 
 struct DpInstance {
   std::uint64_t ordinal = 0;  // position in enumerate_instances' order; the tie-break

@@ -13,7 +13,7 @@ megatron-core line it saw (best plan, alternatives, manual baseline, and the
 megatron-core plans among nest's) to OUT/megatron-lines.jsonl, one JSON object
 a line, so the lines can be checked by another tool.
 
-usage: framework_sweep.py NESTFAST OUT_DIR [--models a,b] [--clusters a,b] [--gpus 64,256]
+usage: framework_sweep.py NESTFAST OUT_DIR [--models a,b] [--clusters a,b] [--gpus 64,256] [--a2a auto|fanout|deepep]
 """
 import argparse
 import json
@@ -27,10 +27,10 @@ CLUSTERS = ["h100-superpod", "h200-superpod", "mi300x-roce"]
 GPUS = [64, 256, 1024]
 
 
-def solve(nestfast, model, cluster, gpus, framework):
+def solve(nestfast, model, cluster, gpus, framework, a2a):
     gbs = max(gpus, 512)
     cmd = [nestfast, "solve", "--model", model, "--cluster", cluster, "--gpus", str(gpus), "--gbs", str(gbs),
-           "--framework", framework, "--top-k", "5", "--threads", "1", "--json"]
+           "--framework", framework, "--a2a", a2a, "--top-k", "5", "--threads", "1", "--json"]
     if framework == "nest":
         cmd.append("--no-baselines")  # the manual baseline is the same plan in both spaces: priced once
     run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -53,6 +53,7 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--clusters", default=",".join(CLUSTERS))
     parser.add_argument("--gpus", default=",".join(map(str, GPUS)))
+    parser.add_argument("--a2a", default="auto", help="the MoE all-to-all of both spaces (solve --a2a)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
@@ -62,7 +63,7 @@ def main():
                 for gpus in map(int, args.gpus.split(",")):
                     row = {"model": model, "cluster": cluster, "gpus": gpus}
                     for framework in ("megatron-core", "nest"):
-                        command, result = solve(args.nestfast, model, cluster, gpus, framework)
+                        command, result = solve(args.nestfast, model, cluster, gpus, framework, args.a2a)
                         if not result.get("feasible"):
                             row[framework] = None
                             continue

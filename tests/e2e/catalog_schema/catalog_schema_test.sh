@@ -49,6 +49,7 @@ h100 = f["clusters/h100-superpod"]
 assert h100.attrs["gpu_peak_flops_fp32"] == 66.9e12 and h100.attrs["gpu_kernel_overhead_s"] == 4e-6, dict(h100.attrs)
 assert list(h100["latency_s"][()]) == [2e-6, 4e-6, 6e-6], h100["latency_s"][()]
 assert list(h100["oversubscription"][()]) == [1, 1, 1]
+assert h100.attrs["deepep"] == b"internode" and b"DeepEP" in h100.attrs["deepep_source"], dict(h100.attrs)
 PY
 
 # 2. Round trips: query JSON -> evaluate --plan, and catalog row -> evaluate --plan.
@@ -97,7 +98,7 @@ expect_one_line_error 2 "stored models: llama2-7b, mixtral-8x7b" "$NESTFAST" que
 # 4. An older schema is refused in one line, by query, evaluate and merge alike.
 cp c.h5 old.h5
 "$python" -c 'import h5py; f = h5py.File("old.h5", "r+"); f.attrs.modify("schema_version", 1)'
-expect_one_line_error 2 "old.h5: catalog schema_version 1, this nestfast reads 6 only" \
+expect_one_line_error 2 "old.h5: catalog schema_version 1, this nestfast reads 7 only" \
   "$NESTFAST" query old.h5 --model llama2-7b --gpus 8
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" evaluate --plan old.h5 --plan-row 0
 expect_one_line_error 2 "catalog schema_version 1" "$NESTFAST" merge --out merged.h5 old.h5

@@ -39,11 +39,39 @@ grep -q "feasible: NO" "$TEST_TMPDIR/oom.txt" || fail "an 8-GPU GPT-3 plan shoul
 "$NESTFAST" evaluate --model gpt3-175b --cluster selene-a100 --gpus 8 --tp 8 --gbs 8 --json |
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["feasible"] is False and "HBM" in d["infeasible_reason"]'
 
-# 4. MoE with expert parallelism: EP comm is priced, FAST no slower than fan-out.
+# 4. MoE with expert parallelism: EP comm is priced; nestfast's FAST (nest plans) no slower than
+#    NCCL's fan-out. A megatron-core plan runs one of Megatron's dispatchers: alltoall by default
+#    (priced as the fan-out), flex with DeepEP where the cluster runs it (whole experts), never FAST.
 moe=(--model mixtral-8x7b --cluster selene-a100 --gpus 64 --tp 2 --pp 4 --ep 8 --sp on --gbs 256 --mbs 1 --recompute selective --moe-imbalance 1.5 --json)
-fast=$("$NESTFAST" evaluate "${moe[@]}" --a2a fast | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
-fanout=$("$NESTFAST" evaluate "${moe[@]}" --a2a fanout | python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])')
+ep_comm() { python3 -c 'import json,sys; print(json.load(sys.stdin)["breakdown"]["ep_comm_s"])'; }
+fast=$("$NESTFAST" evaluate "${moe[@]}" --framework nest --a2a fast | ep_comm)
+fanout=$("$NESTFAST" evaluate "${moe[@]}" --framework nest --a2a fanout | ep_comm)
 python3 -c "import sys; f, g = $fast, $fanout; assert 0 < f <= g, (f, g)"
+"$NESTFAST" evaluate "${moe[@]}" > "$TEST_TMPDIR/moe-auto.json"
+"$NESTFAST" evaluate "${moe[@]}" --a2a fanout > "$TEST_TMPDIR/moe-fanout.json"
+python3 - "$TEST_TMPDIR/moe-auto.json" "$TEST_TMPDIR/moe-fanout.json" <<'PY'
+import json, sys
+auto, fanout = (json.load(open(p)) for p in sys.argv[1:])
+assert auto["a2a"] == "fanout" and auto["iteration_time_s"] == fanout["iteration_time_s"], (auto["a2a"], auto["iteration_time_s"])
+assert "--moe-token-dispatcher-type alltoall" in auto["megatron_args"], auto["megatron_args"]
+PY
+rc=0
+"$NESTFAST" evaluate "${moe[@]}" --a2a fast > /dev/null 2> "$TEST_TMPDIR/fast.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "Megatron-LM does not run" "$TEST_TMPDIR/fast.err" \
+  || { cat "$TEST_TMPDIR/fast.err" >&2; fail "megatron-core must refuse --a2a fast (exit $rc)"; }
+deepep=$("$NESTFAST" evaluate "${moe[@]}" --etp 1 --a2a deepep)
+python3 -c 'import json,sys; d = json.loads(sys.argv[1]); a = d["megatron_args"]
+assert d["a2a"] == "deepep" and d["breakdown"]["ep_comm_s"] > 0, d["a2a"]
+assert "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep --moe-router-dtype fp32" in a, a' "$deepep"
+moe_on() { echo "--model mixtral-8x7b --cluster $1 --gpus $2 --tp 2 --pp 4 --ep $3 --etp $4 --sp on --gbs 512 --mbs 1 --a2a deepep"; }
+for bad in "$(moe_on mi300x-roce 64 8 1):DeepEP does not run there" "$(moe_on selene-a100 64 8 2):whole experts" \
+           "--model deepseek-v3 --cluster selene-a100 --gpus 128 --pp 8 --ep 16 --gbs 512 --a2a deepep:runs only inside a node"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$NESTFAST" evaluate ${bad%%:*} > /dev/null 2> "$TEST_TMPDIR/deepep.err" || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "${bad#*:}" "$TEST_TMPDIR/deepep.err" \
+    || { cat "$TEST_TMPDIR/deepep.err" >&2; fail "deepep with ${bad%%:*} must be refused (exit $rc)"; }
+done
 
 # 5. Uneven stages with their own recompute modes (what `solve --framework nest` may choose;
 #    Megatron-LM has one recompute setting for all stages, so megatron-core refuses it).

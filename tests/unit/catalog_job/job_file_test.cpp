@@ -98,7 +98,7 @@ TEST(JobFile, SyntaxErrorsNameTheLine) {
 TEST(JobFile, UnknownKeysAreErrorsWithTheirLine) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\ntensor_parallel = [2]\n"),
             "job.toml:7: search.tensor_parallel: unknown key (allowed: tp, pp, ep, cp, sp, mbs, zero, vpp, recompute, "
-            "recompute_layers, framework, allow_fsdp_pp, attention, overlap, grad_reduce, top_k, baselines)");
+            "recompute_layers, framework, allow_fsdp_pp, attention, overlap, grad_reduce, a2a, top_k, baselines)");
   EXPECT_NE(error_of(std::string(kMinimalSweep) + "[bogus]\n").find("job.toml:6: bogus: unknown key"), std::string::npos);
   EXPECT_NE(error_of(std::string("[[sweep]]\nmodels = \"m\"\n")).find("job.toml:2: sweep[0].models: unknown key"),
             std::string::npos);
@@ -110,6 +110,20 @@ TEST(JobFile, GradReduceIsTheSearchsGradientDtype) {
             GradReduce::Bf16);
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\ngrad_reduce = \"fp16\"\n"),
             "job.toml:7: search.grad_reduce: 'fp16' is not one of fp32, bf16");
+}
+
+// The all-to-all every plan runs: auto (each framework's own) by default;
+// FAST only for Nest plans (Megatron-LM has no FAST dispatcher).
+TEST(JobFile, AllToAllIsTheSearchsDispatcher) {
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep), "job.toml").search.a2a, "auto");
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep) + "[search]\na2a = \"deepep\"\n", "job.toml").search.a2a, "deepep");
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep) + "[search]\nframework = \"nest\"\na2a = \"fast\"\n", "job.toml").search.a2a,
+            "fast");
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\na2a = \"nccl\"\n"),
+            "job.toml:7: search.a2a: 'nccl' is not one of auto, fast, fanout, deepep");
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\na2a = \"fast\"\n"),
+            "job.toml:7: search.a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run: under framework "
+            "megatron-core use fanout or deepep (or framework = \"nest\")");
 }
 
 TEST(JobFile, WrongTypesAndImpossibleValues) {

@@ -161,6 +161,39 @@ TEST(Collectives, AllToAllFastPriceTakesEachNodePairAtItsLevel) {
   EXPECT_THROW(all_to_all_fast_time(c, group, std::vector<std::uint64_t>(15)), std::invalid_argument);
 }
 
+// DeepEP: one rail copy per (token, destination node), then NVLink copies
+// per destination member; latency 2 (alpha_top + alpha_0).
+TEST(Collectives, AllToAllDeepEpSendsOncePerNodeThenPerMember) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{4, 2, 1}};  // 4 members per node, 2 nodes of one rack
+  const DeepEpRouting routing{{0.9, 0.6}, 0.3};
+  // Rail: 1e8 * 0.6 = 6e7 to node 1 at 12.5 GB/s = 4.8e-3 s. NVLink: own node
+  // 1e8 * 3 * 0.3 = 9e7, forwarded 6e7 arrivals * 3 * 0.3 / mean hit 0.75 =
+  // 7.2e7, (9e7 + 7.2e7) / 100 GB/s = 1.62e-3 s. Latency 2 (5 + 1) us.
+  EXPECT_NEAR(all_to_all_deepep_time(c, group, 1e8, routing, 1.0), 12e-6 + 4.8e-3, kTolerance);
+  // A hot receiver: its node's rails carry (3 + 2) / 4 of the mean, its
+  // NVLink twice the mean (3.24e-3 s).
+  EXPECT_NEAR(all_to_all_deepep_time(c, group, 1e8, routing, 2.0), 12e-6 + 6e-3, kTolerance);
+}
+
+TEST(Collectives, AllToAllDeepEpInsideANodeIsNvlinkOnly) {
+  const ClusterSpec c = three_levels();
+  // 1e8 * 3 members * 0.3 = 9e7 over NVLink at 100 GB/s; latency 2 alpha_0.
+  EXPECT_NEAR(all_to_all_deepep_time(c, GroupShape{{4, 1, 1}}, 1e8, DeepEpRouting{{1.0}, 0.3}, 1.0), 2e-6 + 9e-4,
+              kTolerance);
+}
+
+TEST(Collectives, AllToAllDeepEpPaysEachNodeAtItsLevel) {
+  const ClusterSpec c = three_levels();
+  const GroupShape group{{2, 2, 2}};  // 4 nodes of 2, racks of 2 nodes
+  const DeepEpRouting routing{{1.0, 0.5, 0.5, 0.5}, 0.25};
+  // Rail: node 1 in the rack 5e7 / 12.5 GB/s = 4e-3, nodes 2 and 3 across the
+  // spine 2 * 5e7 / 6.25 GB/s = 1.6e-2. NVLink: 2.5e7 own + 1.5e8 * 0.25 /
+  // 0.625 = 6e7 forwarded, 8.5e-4 s. Latency 2 (10 + 1) us.
+  EXPECT_NEAR(all_to_all_deepep_time(c, group, 1e8, routing, 1.0), 22e-6 + 0.02, kTolerance);
+  EXPECT_THROW(all_to_all_deepep_time(c, group, 1e8, DeepEpRouting{{1.0, 0.5}, 0.25}, 1.0), std::invalid_argument);
+}
+
 TEST(GpuThroughput, EfficiencyCurveInterpolatesInLogFlops) {
   const ClusterSpec c = three_levels();
   EXPECT_NEAR(matmul_efficiency(c.gpu, 1e10), 0.7, kTolerance);

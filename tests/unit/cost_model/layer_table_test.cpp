@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "solver/model/layer_work.hpp"
 #include "solver/search/execution_layout.hpp"
@@ -32,6 +33,7 @@ Execution megatron_tp2_dp4(int ep) {
   e.ep = ep;
   e.sp = true;
   e.global_batch = 8;
+  e.a2a = AllToAllAlgorithm::Fanout;  // Megatron's alltoall dispatcher
   return e;
 }
 
@@ -211,6 +213,50 @@ TEST(Execution, WholeExpertsOnlyOnMegatronsExpertGrid) {
   EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);
 }
 
+// Megatron-Core dispatches through its own dispatchers: FAST is refused, and
+// DeepEP needs a cluster it runs on, whole experts, one of its group sizes
+// and whole 8-GPU nodes across nodes.
+TEST(Execution, MegatronDispatchersAndDeepEpsLimits) {
+  const ModelSpec model = test::moe_model();
+  ClusterSpec cluster = test::a100_cluster();
+  Execution e = megatron_tp2_dp4(8);
+  e.expert_tp = 1;
+  e.a2a = AllToAllAlgorithm::Fast;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);
+  e.a2a = AllToAllAlgorithm::DeepEp;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);  // the cluster runs no DeepEP
+  cluster.deepep = DeepEpSupport::Intranode;
+  EXPECT_NO_THROW(validate_degrees(model, cluster, e, 8));
+  e.expert_tp = 0;  // etp = tp = 2: the flex dispatcher's copies per expert-tp rank are not priced
+  e.ep = 4;
+  EXPECT_THROW(validate_degrees(model, cluster, e, 8), std::invalid_argument);
+  // 16 ranks: across nodes, only where the internode kernels run, with 8-GPU nodes.
+  auto whole_experts = [&](int ep, AllToAllAlgorithm a2a) {  // tp 2 x dp ep/2, ep experts
+    Execution plan = megatron_tp2_dp4(ep);
+    plan.dp = ep / 2;
+    plan.global_batch = ep;
+    plan.expert_tp = 1;
+    plan.a2a = a2a;
+    ModelSpec experts = model;
+    experts.moe.num_experts = ep;
+    return std::pair{experts, plan};
+  };
+  const auto [sixteen, wide] = whole_experts(16, AllToAllAlgorithm::DeepEp);
+  EXPECT_THROW(validate_degrees(sixteen, cluster, wide, 16), std::invalid_argument);
+  cluster.deepep = DeepEpSupport::Internode;
+  EXPECT_NO_THROW(validate_degrees(sixteen, cluster, wide, 16));
+  cluster.levels[0].group_size = 4;
+  cluster.levels[1].group_size = 8;
+  EXPECT_THROW(validate_degrees(sixteen, cluster, wide, 16), std::invalid_argument);
+  // 12 is not one of DeepEP's group sizes (megatron_rules: DeepEpGroupSize).
+  cluster = test::a100_cluster();
+  cluster.deepep = DeepEpSupport::Internode;
+  const auto [twelve_experts, twelve] = whole_experts(12, AllToAllAlgorithm::DeepEp);
+  EXPECT_THROW(validate_degrees(twelve_experts, cluster, twelve, 12), std::invalid_argument);
+  const auto [same_experts, alltoall] = whole_experts(12, AllToAllAlgorithm::Fanout);
+  EXPECT_NO_THROW(validate_degrees(same_experts, cluster, alltoall, 12));
+}
+
 TEST(LayerTable, RangeQueriesMatchLoops) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
@@ -252,6 +298,34 @@ TEST(LayerTable, FastBeatsFanoutUnderSkewAcrossNodes) {
   e.a2a = AllToAllAlgorithm::Fanout;
   const LayerTable fanout = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   EXPECT_LT(fast.value(LayerColumn::ForwardEp, 1), fanout.value(LayerColumn::ForwardEp, 1));
+}
+
+// DeepEP sends a token once per destination node and member: with 8 experts
+// top-2 over 4 nodes of 2 members (one expert each) its dispatch is priced by
+// all_to_all_deepep_time on the chances expert_range_hit_probability gives,
+// and moves fewer bytes across nodes than NCCL's every-copy all-to-all.
+TEST(LayerTable, DeepEpPricesTheTokensOncePerNodeAndMember) {
+  const ModelSpec model = test::moe_model();
+  ClusterSpec cluster = test::a100_cluster();
+  cluster.levels[0].group_size = 2;  // ep = 8 spans 4 nodes of one leaf
+  Execution e;
+  e.dp = 8;
+  e.ep = 8;
+  e.global_batch = 8;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  ASSERT_EQ(layout.ep_group.fanout, (std::vector<int>{2, 4, 1}));
+  e.a2a = AllToAllAlgorithm::DeepEp;
+  const LayerTable deepep = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  e.a2a = AllToAllAlgorithm::Fanout;
+  const LayerTable fanout = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  // One micro-batch of 2048 tokens, h 2048, bf16: 8 MiB of tokens per device.
+  const double tokens = 2048.0 * 2048 * 2;
+  const double node = 1 - 15.0 / 28;    // a node's 2 experts: 1 - C(6,2)/C(8,2)
+  const double member = 1 - 21.0 / 28;  // one expert: 1 - C(7,2)/C(8,2)
+  const DeepEpRouting routing{{node, node, node, node}, member};
+  const double one = all_to_all_deepep_time(cluster, layout.ep_group, tokens, routing, 1.0);
+  EXPECT_NEAR(deepep.value(LayerColumn::ForwardEp, 1), 2 * one, 1e-12 * one);  // dispatch and combine
+  EXPECT_LT(deepep.value(LayerColumn::ForwardEp, 1), fanout.value(LayerColumn::ForwardEp, 1));
 }
 
 TEST(LayerTable, ContextParallelSplitsTheSequence) {

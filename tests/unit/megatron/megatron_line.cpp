@@ -267,13 +267,23 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
   if (granularity == "selective" || granularity.empty())
     check(!line.has("--recompute-method") && !line.has("--recompute-num-layers"), rule(MegatronRule::FullRecomputeNeedsMethod));
 
+  // The dispatcher: the priced all-to-all is alltoall's (NCCL) or flex's
+  // with DeepEP, whose group is expert-tp x ep ranks of its configured sizes.
+  const std::string dispatcher = line.text("--moe-token-dispatcher-type", "allgather");
+  check(ep == 1 || dispatcher == "alltoall" || dispatcher == "flex", rule(MegatronRule::MoeDispatcher));
+  if (dispatcher == "flex") {
+    check(line.text("--moe-flex-dispatcher-backend", "deepep") == "deepep", "a flex backend nestfast does not price");
+    check(std::find(std::begin(search::kDeepEpGroupSizes), std::end(search::kDeepEpGroupSizes), etp * ep) !=
+              std::end(search::kDeepEpGroupSizes),
+          rule(MegatronRule::DeepEpGroupSize));
+  }
+
   // Overlaps.
   if (line.has("--overlap-param-gather"))
     check((line.has("--use-distributed-optimizer") || fsdp) && line.has("--overlap-grad-reduce"),
           rule(MegatronRule::ParamGatherOverlap));
   if (line.has("--tp-comm-overlap")) check(sp, rule(MegatronRule::TpCommOverlap));
   if (line.has("--overlap-moe-expert-parallel-comm")) {
-    const std::string dispatcher = line.text("--moe-token-dispatcher-type", "allgather");
     check(ep > 1 && (pp == 1 || chunks > pp) && (dispatcher == "alltoall" || dispatcher == "flex") &&
               granularity != "full" && !line.has("--recompute-method") && !line.has("--recompute-num-layers") &&
               line.has("--bf16"),
@@ -344,6 +354,8 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.overlap.tp_comm = line.has("--tp-comm-overlap");
   plan.overlap.p2p = !line.has("--no-overlap-p2p-communication");
   plan.overlap.moe_a2a = line.has("--overlap-moe-expert-parallel-comm");
+  plan.a2a = line.text("--moe-token-dispatcher-type", "allgather") == "flex" ? AllToAllAlgorithm::DeepEp
+                                                                              : AllToAllAlgorithm::Fanout;
   plan.optimizer = line.text("--optimizer", "adam") == "sgd" ? Optimizer::Sgd : Optimizer::Adam;
   plan.grad_reduce = line.has("--grad-reduce-in-bf16") ? GradReduce::Bf16 : GradReduce::Fp32;
   const bool sharded = plan.dp * plan.cp > 1;

@@ -29,6 +29,7 @@ struct Counts {
   int alternatives = 0;
   int manual = 0;
   int failed = 0;
+  int deepep = 0;  // plans whose experts dispatch through DeepEP (ep > 1, flex on the line)
 };
 
 void check_plan(const search::SolveProblem& problem, const Execution& plan, const std::string& what, bool& ok) {
@@ -57,7 +58,6 @@ void check_plan(const search::SolveProblem& problem, const Execution& plan, cons
 
   // Round trip: what Megatron runs from the line prices the same.
   Execution back = plan_of_line(problem.model, problem.gpus, parse_line(emitted.arguments));
-  back.a2a = plan.a2a;
   back.expert_imbalance = plan.expert_imbalance;
   derive_stage_layout(compute_layout(problem.cluster, back), back);
   const PlanCost priced = evaluate_plan(problem.model, problem.cluster, plan);
@@ -67,10 +67,10 @@ void check_plan(const search::SolveProblem& problem, const Execution& plan, cons
   ok = ok && priced.iteration_time_s == again.iteration_time_s && priced.memory_peak_bytes == again.memory_peak_bytes;
 }
 
-TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
-  const std::vector<std::string> models = {"llama3-70b", "mixtral-8x7b", "gpt3-175b", "llama2-7b", "deepseek-v3"};
-  const std::vector<std::string> clusters = {"h100-superpod", "h200-superpod", "mi300x-roce"};
-  const std::vector<int> gpu_counts = {64, 512, 4096};
+// Over models x clusters x GPU counts, with the MoE all-to-all asked as
+// `a2a` (Fast: each framework's own, the alltoall dispatcher here).
+Counts sweep(const std::vector<std::string>& models, const std::vector<std::string>& clusters,
+             const std::vector<int>& gpu_counts, AllToAllAlgorithm a2a) {
   Counts counts;
   int points = 0;
   for (const std::string& model_name : models) {
@@ -82,6 +82,7 @@ TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
         problem.gpus = gpus;
         problem.global_batch = std::max(gpus, 512);
         problem.framework = Framework::MegatronCore;
+        problem.a2a = a2a;
         search::SolveOptions options;
         options.top_k = 5;
         options.baselines = false;
@@ -94,7 +95,12 @@ TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
         }
         for (std::size_t k = 0; k < result.top.size(); ++k) {
           bool ok = true;
-          check_plan(problem, result.top[k].plan, point + " #" + std::to_string(k + 1), ok);
+          const Execution& plan = result.top[k].plan;
+          check_plan(problem, plan, point + " #" + std::to_string(k + 1), ok);
+          const std::string line = search::megatron_arguments(problem.model, plan).arguments;
+          if (plan.ep > 1 && plan.a2a == AllToAllAlgorithm::DeepEp &&
+              line.find("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep") != std::string::npos)
+            ++counts.deepep;
           (k == 0 ? counts.best : counts.alternatives) += 1;
           if (!ok) ++counts.failed;
         }
@@ -108,10 +114,25 @@ TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
       }
     }
   }
-  std::printf("%d sweep points: %d best plans, %d alternatives, %d manual baselines checked; %d not launchable as "
-              "emitted\n",
-              points, counts.best, counts.alternatives, counts.manual, counts.failed);
+  std::printf("%d sweep points (a2a %s): %d best plans, %d alternatives, %d manual baselines checked; %d not "
+              "launchable as emitted\n",
+              points, to_string(a2a), counts.best, counts.alternatives, counts.manual, counts.failed);
+  return counts;
+}
+
+TEST(MegatronSweep, EveryPlanIsLaunchableAsEmittedAndPricesTheSameFromItsLine) {
+  const Counts counts = sweep({"llama3-70b", "mixtral-8x7b", "gpt3-175b", "llama2-7b", "deepseek-v3"},
+                              {"h100-superpod", "h200-superpod", "mi300x-roce"}, {64, 512, 4096}, AllToAllAlgorithm::Fast);
   EXPECT_GT(counts.best, 20);
+  EXPECT_EQ(counts.failed, 0);
+}
+
+// With DeepEP asked, every MoE plan dispatches through the flex dispatcher:
+// its line carries it, passes DeepEP's group sizes, and prices the same back.
+TEST(MegatronSweep, DeepEpPlansAreLaunchableAsEmitted) {
+  const Counts counts = sweep({"mixtral-8x7b", "deepseek-v3"}, {"h100-superpod"}, {256, 1024}, AllToAllAlgorithm::DeepEp);
+  EXPECT_EQ(counts.best, 4);
+  EXPECT_EQ(counts.deepep, counts.best + counts.alternatives);  // every plan found runs DeepEP
   EXPECT_EQ(counts.failed, 0);
 }
 

@@ -51,6 +51,9 @@ Execution plan(int tp, int cp, int ep, int pp, int dp, Framework framework) {
   e.attention = Attention::Flash;
   e.micro_batch = 1;
   e.global_batch = 64;
+  // What each framework's plans run (search::plan_all_to_all): FAST for
+  // Nest's, the alltoall dispatcher for Megatron-Core's.
+  e.a2a = framework == Framework::MegatronCore ? AllToAllAlgorithm::Fanout : AllToAllAlgorithm::Fast;
   return e;
 }
 
@@ -93,6 +96,35 @@ TEST(MegatronValidator, FindsBrokenRulesInAHandWrittenLine) {
   const std::vector<std::string> mapping = validate_line(model, 16, emitted);
   ASSERT_FALSE(mapping.empty());
   for (const std::string& problem : mapping) EXPECT_EQ(problem, search::describe(MegatronRule::TpPpDpMappingGroups));
+}
+
+// Expert parallelism runs through one of Megatron's dispatchers; the flex
+// dispatcher with DeepEP only over DeepEP's configured group sizes.
+TEST(MegatronValidator, DispatchersAndDeepEpGroupSizes) {
+  const ModelSpec model = moe_model();  // 8 experts
+  search::MegatronArguments emitted;
+  const std::string common =
+      "--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 --micro-batch-size 1 --global-batch-size 16 "
+      "--seq-length 4096 --max-position-embeddings 4096 --num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 "
+      "--num-attention-heads 16 --num-experts 8 --moe-ffn-hidden-size 1024 --attention-backend flash --bf16 ";
+  using search::MegatronRule;
+  emitted.arguments = common + "--expert-model-parallel-size 8 --moe-token-dispatcher-type allgather";
+  EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::MoeDispatcher));
+  emitted.arguments = common + "--expert-model-parallel-size 8 --moe-token-dispatcher-type flex "
+                               "--moe-flex-dispatcher-backend deepep --moe-router-dtype fp32";
+  EXPECT_TRUE(validate_line(model, 16, emitted).empty());
+  EXPECT_EQ(plan_of_line(model, 16, parse_line(emitted.arguments)).a2a, AllToAllAlgorithm::DeepEp);
+  // 8 experts over ep 8 x expert-tp 2 = 16 ranks is a DeepEP size; ep 4 x
+  // expert-tp 3 is not a grid at all, ep 8 x expert-tp 1 on 16 ranks is.
+  ModelSpec many = model;
+  many.moe.num_experts = 24;
+  emitted.arguments = common + "--expert-model-parallel-size 12 --moe-token-dispatcher-type flex";
+  const std::vector<std::string> twelve = validate_line(many, 24, emitted);
+  EXPECT_TRUE(mentions(twelve, MegatronRule::DeepEpGroupSize));
+  // The same 12-rank group dispatches through alltoall without objection.
+  emitted.arguments = common + "--expert-model-parallel-size 12 --moe-token-dispatcher-type alltoall";
+  EXPECT_FALSE(mentions(validate_line(many, 24, emitted), MegatronRule::DeepEpGroupSize));
+  EXPECT_FALSE(mentions(validate_line(many, 24, emitted), MegatronRule::MoeDispatcher));
 }
 
 TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {

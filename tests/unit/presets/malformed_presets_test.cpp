@@ -244,6 +244,22 @@ TEST_F(MalformedPresets, LinkEfficiencyIsAFractionWithItsSource) {
   expect_error([] { io::load_cluster("toy"); }, file, 12, "cluster.level[0].efficiency_source", "given without efficiency");
 }
 
+TEST_F(MalformedPresets, DeepEpSupportComesWithItsSource) {
+  write("clusters/toy.toml", kCluster);
+  EXPECT_EQ(io::load_cluster("toy").deepep, DeepEpSupport::None);  // absent: DeepEP does not run there
+  auto file = write("clusters/toy.toml", replace(kCluster, "gpu = \"toygpu\"\n",
+                                                 "gpu = \"toygpu\"\ndeepep = \"internode\"\ndeepep_source = \"IB\"\n"));
+  const ClusterSpec cluster = io::load_cluster("toy");
+  EXPECT_EQ(cluster.deepep, DeepEpSupport::Internode);
+  EXPECT_EQ(cluster.deepep_source, "IB");
+  file = write("clusters/toy.toml", replace(kCluster, "gpu = \"toygpu\"\n", "gpu = \"toygpu\"\ndeepep = \"rdma\"\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 5, "cluster.deepep", "'rdma' is not one of none, intranode, internode");
+  file = write("clusters/toy.toml", replace(kCluster, "gpu = \"toygpu\"\n", "gpu = \"toygpu\"\ndeepep = \"intranode\"\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 1, "cluster.deepep_source", "is required with deepep");
+  file = write("clusters/toy.toml", replace(kCluster, "gpu = \"toygpu\"\n", "gpu = \"toygpu\"\ndeepep_source = \"x\"\n"));
+  expect_error([] { io::load_cluster("toy"); }, file, 5, "cluster.deepep_source", "given without deepep");
+}
+
 TEST_F(MalformedPresets, ClusterNamesAKnownGpu) {
   const auto file = write("clusters/toy.toml", replace(kCluster, "gpu = \"toygpu\"", "gpu = \"h900\""));
   expect_error([] { io::load_cluster("toy"); }, file, 4, "cluster.gpu", "unknown gpu preset 'h900' (known: a100-80g,");
