@@ -207,6 +207,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     if (model.moe.shared_experts > 0)
       a.add("--moe-shared-expert-intermediate-size", model.moe.shared_experts * model.moe.expert_ffn_hidden);
     a.add("--moe-layer-freq", moe_layer_pattern(model));
+    a.add("--moe-grouped-gemm");
     // The model's router (not priced: model_spec.hpp RouterSpec).
     const RouterSpec& router = model.moe.router;
     if (router.score == RouterScore::Sigmoid) a.add("--moe-router-score-function", "sigmoid");

@@ -88,6 +88,10 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--moe-shared-expert-intermediate-size", FlagKind::Int, "",
      "megatron/core/transformer/transformer_config.py:701"},
     {"--moe-layer-freq", FlagKind::Text, "", "megatron/training/arguments.py:3520"},
+    // The local experts' GEMMs run grouped (TransformerEngine's GroupedLinear;
+    // without it SequentialMLP loops over them), as priced: two GEMM kernels
+    // per expert MLP whatever the local experts (layer_work.cpp add_mlp).
+    {"--moe-grouped-gemm", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:850"},
     {"--moe-router-score-function", FlagKind::Choice, "softmax|sigmoid|sqrtsoftplus",
      "megatron/core/transformer/transformer_config.py:808"},
     {"--moe-router-enable-expert-bias", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:816"},
