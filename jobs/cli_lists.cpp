@@ -55,6 +55,18 @@ std::vector<Recompute> recompute_list(const std::vector<std::string>& items, con
   return sorted_unique(std::move(modes));
 }
 
+std::vector<RecomputeModules> module_set_list(const std::vector<std::string>& items, const std::string& what) {
+  if (means_all(items) || (items.size() == 1 && items.front() == "auto")) return {};
+  std::vector<RecomputeModules> sets;
+  for (const std::string& item : items) {
+    const RecomputeModules set = parse_recompute_modules(item, what);
+    if (std::find(sets.begin(), sets.end(), set) != sets.end())
+      throw std::invalid_argument(what + ": the set '" + item + "' is listed twice");
+    sets.push_back(set);
+  }
+  return sets;
+}
+
 std::vector<std::vector<ParallelDim>> placement_list(const std::vector<std::string>& items, const std::string& what) {
   if (means_all(items)) return {};
   std::vector<std::vector<ParallelDim>> orders;

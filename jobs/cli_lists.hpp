@@ -26,5 +26,8 @@ std::vector<int> int_list(const std::vector<std::string>& items, const std::stri
 std::vector<Recompute> recompute_list(const std::vector<std::string>& items, const std::string& what);
 // Each item one placement order (search::parse_placement).
 std::vector<std::vector<ParallelDim>> placement_list(const std::vector<std::string>& items, const std::string& what);
+// ';'-separated module sets, each a comma list ("core_attn;core_attn,moe_act"),
+// or all/auto (empty: the search's default sets).
+std::vector<RecomputeModules> module_set_list(const std::vector<std::string>& items, const std::string& what);
 
 }  // namespace nestfast::jobs

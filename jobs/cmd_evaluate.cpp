@@ -52,6 +52,7 @@ struct EvaluateOptions {
   int seq = 0;
   int zero = 0;
   std::string recompute = "none";
+  std::string recompute_modules = "core_attn";
   std::vector<std::string> stages;  // "A-B[:mode]" each, in chain indices; empty = uniform
   std::string placement = "tp,cp,ep,dp,pp";
   std::string optimizer = "adam";
@@ -127,6 +128,7 @@ Execution build_execution(const EvaluateOptions& options, const ModelSpec& model
   execution.attention = search::plan_attention(execution.framework, attention_of(options.pricing), execution.cp);
   execution.overlap = overlap_of(options.pricing);
   execution.grad_reduce = grad_reduce_of(options.pricing);
+  execution.recompute_modules = parse_recompute_modules(options.recompute_modules, "--recompute-modules");
   if (options.recompute_layers < 0)
     throw std::invalid_argument("--recompute-layers: " + std::to_string(options.recompute_layers) + " must be >= 0");
   execution.placement = search::parse_placement(options.placement, "--placement");
@@ -395,6 +397,9 @@ void register_evaluate(CLI::App& app, CliContext& context) {
   command->add_option("--vpp", options->vpp, "interleaved 1F1B chunks per pipeline rank (1 = plain 1F1B)");
   command->add_option("--seq", options->seq, "sequence length (default: the model's)");
   command->add_option("--recompute", options->recompute, "activation recompute: none|selective|full");
+  command->add_option("--recompute-modules", options->recompute_modules,
+                      "what a selective stage checkpoints (Megatron's --recompute-modules), a comma list of core_attn, "
+                      "layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts (default core_attn)");
   add_list_option(*command, "--stages", options->stages,
                   "uneven stages as FIRST-LAST[:recompute],... over the layer chain "
                   "(0 = embedding, 1..L = blocks, L+1 = head); pp*vpp of them");

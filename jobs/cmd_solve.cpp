@@ -52,6 +52,7 @@ struct SolveFlags {
   std::string gpu = "auto";
   std::string framework = "megatron-core";
   std::vector<std::string> recompute_layers;
+  std::vector<std::string> recompute_modules;
   bool allow_fsdp_pp = false;
   std::string launch;  // directory for launch.sbatch + plan.json
   PricingFlags pricing;
@@ -100,6 +101,7 @@ search::StrategySpace make_space(const SolveFlags& flags) {
   space.placements = placement_list(flags.placement, "--placement");
   space.uneven_layers = !flags.even_layers;
   space.recompute_layers = ints(flags.recompute_layers, "--recompute-layers", search::kRecomputeLayersRange);
+  space.recompute_modules = module_set_list(flags.recompute_modules, "--recompute-modules");
   space.allow_fsdp_with_pipeline = flags.allow_fsdp_pp;
   return space;
 }
@@ -253,6 +255,12 @@ void register_solve(CLI::App& app, CliContext& context) {
   command->add_option("--sp", flags->sp, "sequence parallelism: on|off|all (default all)");
   add_list_option(*command, "--recompute", flags->recompute,
                   "recompute modes a stage may use: none,selective,full (default all; chosen per stage)");
+  add_list_option(*command, "--recompute-modules", flags->recompute_modules,
+                  "module sets a selective stage may checkpoint (Megatron's --recompute-modules), ';'-separated, "
+                  "each a comma list of core_attn, layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts, e.g. "
+                  "'core_attn;core_attn,layernorm,moe_act' (default auto: core_attn, and with it layernorm, moe_act "
+                  "and mla_up_proj where the model has them)",
+                  ';');
   add_list_option(*command, "--placement", flags->placement,
                   "placement orders to try, innermost first, ';'-separated, e.g. 'tp,cp,ep,dp,pp;tp,pp,dp' "
                   "(default: every order of the dims larger than 1)",

@@ -44,7 +44,10 @@ std::string degrees_text(const search::PlanRecord& r) {
   return fmt::format(
       "tp={} cp={} ep={}{} pp={} dp={} sp={} micro_batch={} zero_stage={} vpp={} recompute={} placement={} attention={} "
       "overlap={} grad_reduce={} framework={}",
-      r.tp, r.cp, r.ep, r.etp > 0 && r.etp != r.tp ? fmt::format(" etp={}", r.etp) : std::string(), r.pp, r.dp, r.sp ? "on" : "off", r.micro_batch, r.zero_stage, r.vpp, r.recompute,
+      r.tp, r.cp, r.ep, r.etp > 0 && r.etp != r.tp ? fmt::format(" etp={}", r.etp) : std::string(), r.pp, r.dp, r.sp ? "on" : "off", r.micro_batch, r.zero_stage, r.vpp,
+      r.recompute + (r.recompute_modules != kDefaultRecomputeModules && r.recompute != "none" && r.recompute.rfind("full", 0) != 0
+                         ? "(" + to_string_modules(r.recompute_modules) + ")"
+                         : std::string()),
       search::placement_to_string(r.placement), to_string(r.attention),
       r.overlap_priced.empty() ? to_string(r.overlap) : r.overlap_priced, to_string(r.grad_reduce),
       to_string(r.framework));

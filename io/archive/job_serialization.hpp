@@ -27,7 +27,7 @@ void serialize(Archive& ar, nestfast::Overlap& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::io::SearchLimits& s, unsigned) {
-  ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.framework& s.allow_fsdp_pp&
+  ar& s.tp& s.pp& s.ep& s.cp& s.mbs& s.zero& s.vpp& s.sp& s.recompute& s.recompute_layers& s.recompute_modules& s.framework& s.allow_fsdp_pp&
       s.attention& s.overlap& s.grad_reduce& s.a2a& s.top_k& s.baselines;
 }
 

@@ -61,6 +61,7 @@ struct PlanRow {
   std::int32_t vpp = 0;
   char kind[kShortChars] = {};  // "nest", "manual", "phaze", "mcmc", "exhaustive"
   char recompute[kShortChars] = {};
+  char recompute_modules[kNameChars] = {};  // what selective stages checkpoint: "core_attn" or "core_attn,layernorm,..."
   char placement[kOrderChars] = {};
   char optimizer[kShortChars] = {};
   char a2a[kShortChars] = {};
@@ -137,7 +138,7 @@ struct ValidationRow {
 
 // Rows are written as they lie in memory (a type conversion would break
 // collective I/O on compressed datasets), so they must have no padding.
-static_assert(sizeof(PlanRow) == 8 + 2 * kNameChars + 16 * 4 + 7 * kShortChars + 2 * kOrderChars + kArgumentChars +
+static_assert(sizeof(PlanRow) == 8 + 3 * kNameChars + 16 * 4 + 7 * kShortChars + 2 * kOrderChars + kArgumentChars +
                                    kEnvironmentChars + 14 * 8 + 4 * 8);
 static_assert(sizeof(StageRow) == 8 + 8 * 4 + kShortChars + kNameChars + 3 * 8 + 6 * 8);
 static_assert(sizeof(ValidationRow) == 8 + 2 * kShortChars + 8 + 4 * 4 + 8 * 8 + 8);

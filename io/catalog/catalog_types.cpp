@@ -51,6 +51,9 @@ const std::vector<RowField>& plan_fields() {
                      "model chunks per pipeline rank (1 = 1F1B, > 1 = interleaved 1F1B)"),
       NESTFAST_FIELD(PlanRow, recompute, Short, RecomputeSummary, "",
                      "activation recompute: none, selective, full, or mixed (per stage, see /stages)"),
+      NESTFAST_FIELD(PlanRow, recompute_modules, Name, RecomputeModules, "",
+                     "what selectively recomputed stages checkpoint (Megatron's --recompute-modules): core_attn, "
+                     "layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts"),
       NESTFAST_FIELD(PlanRow, placement, Order, Placement, "",
                      "parallel dimensions onto the network levels, innermost first (ep = the ep factor of dp, "
                      "dp = the rest)"),

@@ -38,6 +38,7 @@ enum class ValueRule {
   Text,                  // any text
   PlanKind,              // nest, manual, phaze, mcmc, exhaustive
   RecomputeSummary,      // none, selective, full, full/N or mixed (io::recompute_summary), in a plan
+  RecomputeModules,      // parse_recompute_modules's lists, in a plan
   StageRecompute,        // none, selective or full
   Optimizer,             // parse_optimizer's names
   AllToAll,              // parse_all_to_all's names

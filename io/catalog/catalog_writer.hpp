@@ -30,8 +30,9 @@ inline constexpr const char* kCatalogFormat = "nestfast-catalog";
 //    widths (mla_*) and the MoE router's settings (moe_router_*).
 // 6: /plans keeps the expert tensor-parallel degree (etp: tp, or 1 for whole
 //    experts), which the search chooses.
-// 7: /clusters keep where DeepEP runs (deepep, deepep_source), and /plans'
-//    a2a may be deepep (Megatron-Core's flex dispatcher).
+// 7: /clusters keep where DeepEP runs (deepep, deepep_source), /plans'
+//    a2a may be deepep (Megatron-Core's flex dispatcher), and /plans keep
+//    what selective recompute checkpoints (recompute_modules).
 inline constexpr int kCatalogSchemaVersion = 7;
 
 struct CatalogIdentity {

@@ -23,6 +23,8 @@ struct ToRow {
   }
   template <std::size_t N, class Enum>
   void operator()(char (&field)[N], Enum value) const { set_fixed(field, to_string(value)); }
+  template <std::size_t N>
+  void operator()(char (&field)[N], RecomputeModules modules) const { set_fixed(field, to_string_modules(modules)); }
 };
 
 // ... and back out of one, parsing the names it wrote.
@@ -47,6 +49,11 @@ struct FromRow {
   }
   template <std::size_t N>
   void operator()(const char (&field)[N], Recompute& value) const { value = parse_recompute(get_fixed(field), "recompute"); }
+  template <std::size_t N>
+  void operator()(const char (&field)[N], RecomputeModules& value) const {
+    const std::string text = get_fixed(field);
+    value = text.empty() ? kDefaultRecomputeModules : parse_recompute_modules(text, "recompute_modules");
+  }
   template <std::size_t N>
   void operator()(const char (&field)[N], Attention& value) const { value = parse_attention(get_fixed(field), "attention"); }
   template <std::size_t N>
@@ -86,6 +93,7 @@ void visit_plan(Row& row, Record& record, Visit&& visit) {
   visit(row.zero_stage, record.zero_stage);
   visit(row.vpp, record.vpp);
   visit(row.recompute, record.recompute);
+  visit(row.recompute_modules, record.recompute_modules);
   visit(row.placement, record.placement);
   visit(row.optimizer, record.optimizer);
   visit(row.a2a, record.a2a);

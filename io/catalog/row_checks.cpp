@@ -150,7 +150,12 @@ std::string broken(ValueRule rule, const Value& value, bool feasible) {
     case ValueRule::AllToAll:
       return accepted(text, [](const std::string& name) { (void)parse_all_to_all(name, "a2a"); })
                  ? ""
-                 : "is not an all-to-all pricing (fast, fanout)";
+                 : "is not an all-to-all pricing (fast, fanout, deepep)";
+    case ValueRule::RecomputeModules:
+      return empty_without_plan ||
+                     accepted(text, [](const std::string& list) { (void)parse_recompute_modules(list, "recompute_modules"); })
+                 ? ""
+                 : "is not a list of selective recompute modules (core_attn, layernorm, moe_act, ...)";
     case ValueRule::Framework:
       return empty_without_plan ||
                      accepted(text, [](const std::string& name) { (void)parse_framework(name, "framework"); })

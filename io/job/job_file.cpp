@@ -204,7 +204,7 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   const toml::table* table = reader.table_at(root, "search", "search");
   if (table == nullptr) return;
   reader.reject_unknown_keys(*table, "search.", {"tp", "pp", "ep", "cp", "sp", "mbs", "zero", "vpp", "recompute",
-                                                 "recompute_layers", "framework", "allow_fsdp_pp", "attention",
+                                                 "recompute_layers", "recompute_modules", "framework", "allow_fsdp_pp", "attention",
                                                  "overlap", "grad_reduce", "a2a", "top_k", "baselines"});
   SearchLimits& search = job.search;
   auto ints = [&](const char* key, std::vector<int>& out, search::ListRange range) {
@@ -225,6 +225,11 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
                                           [](const std::string& mode, const std::string& what) { parse_recompute(mode, what); });
   }
   ints("recompute_layers", search.recompute_layers, search::kRecomputeLayersRange);
+  if (const auto* node = table->get("recompute_modules")) {
+    search.recompute_modules = reader.string_list(*node, "search.recompute_modules", [](const std::string& set, const std::string& what) {
+      (void)parse_recompute_modules(set, what);
+    });
+  }
   if (const auto* node = table->get("framework")) {
     const std::vector<std::string> one = reader.string_list(*node, "search.framework", [](const std::string& value, const std::string& name) {
       parse_framework(value, name);

@@ -40,6 +40,7 @@ struct SearchLimits {
   std::vector<bool> sp;
   std::vector<std::string> recompute;  // none, selective, full
   std::vector<int> recompute_layers;   // block recompute of N layers per stage; empty = the search's default
+  std::vector<std::string> recompute_modules;  // module sets for selective stages ("core_attn,moe_act"); empty = auto
   std::string framework = "megatron-core";  // or "nest"
   bool allow_fsdp_pp = false;          // megatron-core: ZeRO-2/3 with pp > 1
   Attention attention = Attention::Flash;  // how every plan is priced (solve's --attention)

@@ -138,6 +138,7 @@ nlohmann::json to_json(const search::PlanRecord& record) {
   out["zero_stage"] = record.zero_stage;
   out["vpp"] = record.vpp;
   out["recompute"] = record.recompute;
+  out["recompute_modules"] = to_string_modules(record.recompute_modules);
   out["placement"] = search::placement_to_string(record.placement);
   out["optimizer"] = to_string(record.optimizer);
   out["a2a"] = to_string(record.a2a);
@@ -206,6 +207,9 @@ search::PlanRecord plan_record_from_json(const nlohmann::json& object, const std
   // Documents from before the choice existed were priced with fp32 gradients.
   if (object.contains("grad_reduce")) record.grad_reduce = parsed(reader, object, path, "grad_reduce", parse_grad_reduce);
   if (object.contains("recompute")) record.recompute = text(reader, object, path, "recompute");
+  // Documents from before the choice existed checkpointed core_attn alone.
+  if (object.contains("recompute_modules"))
+    record.recompute_modules = parsed(reader, object, path, "recompute_modules", parse_recompute_modules);
   record.iteration_time_s = optional_number(reader, object, path, "iteration_time_s");
   record.tokens_per_s = optional_number(reader, object, path, "tokens_per_s");
   record.mfu_pct = optional_number(reader, object, path, "mfu_pct");

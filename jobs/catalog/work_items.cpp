@@ -175,6 +175,7 @@ void encode_baselines(const std::vector<search::BaselineResult>& results, const 
     slot[22] = static_cast<double>(plan.stages.size());
     slot[23] = static_cast<double>(static_cast<int>(plan.framework));  // under nest a baseline may be a megatron-core plan
     slot[24] = static_cast<double>(plan.expert_tp);                    // 0 = tp, 1 = whole experts (megatron-core)
+    slot[25] = static_cast<double>(plan.recompute_modules);            // what selective stages checkpoint
     encode_stages(plan.stages, slot.subspan(kBaselineHeader));
   }
   seal(values);
@@ -222,6 +223,7 @@ std::vector<search::BaselineResult> decode_baselines(std::span<const double> sea
     plan.framework = static_cast<Framework>(
         integer(23, std::max(static_cast<int>(Framework::MegatronCore), static_cast<int>(Framework::Nest))));
     plan.expert_tp = integer(24, 1);
+    plan.recompute_modules = static_cast<RecomputeModules>(integer(25, (1 << kRecomputeModuleCount) - 1));
     results.push_back(std::move(result));
   }
   return results;

@@ -62,7 +62,7 @@ struct DecodedInstance {
 };
 DecodedInstance decode_instance(std::span<const double> values);
 
-inline constexpr std::size_t kBaselineHeader = 25;
+inline constexpr std::size_t kBaselineHeader = 26;
 std::size_t baseline_values(const ModelSpec& model, std::size_t baselines);
 // `names` are the job's baselines in order; a baseline the search did not return is stored infeasible.
 void encode_baselines(const std::vector<search::BaselineResult>& results, const std::vector<std::string>& names,

@@ -34,6 +34,8 @@ search::StrategySpace space_of(const io::SearchLimits& limits, const std::string
   for (bool on : limits.sp) space.sp.push_back(on ? 1 : 0);
   for (const auto& mode : limits.recompute) space.recompute.push_back(parse_recompute(mode, source + ": search.recompute"));
   space.recompute_layers = limits.recompute_layers;
+  for (const std::string& set : limits.recompute_modules)
+    space.recompute_modules.push_back(parse_recompute_modules(set, source + ": search.recompute_modules"));
   space.allow_fsdp_with_pipeline = limits.allow_fsdp_pp;
   return space;
 }

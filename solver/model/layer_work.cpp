@@ -83,6 +83,11 @@ void add_mlp(LayerWork& work, const Dims& d, double tokens, double width, double
   }
 }
 
+// The GEMMs work.gemms[first, end) as a module's forward that runs again.
+void recompute_gemms(LayerWork& work, std::size_t first, std::size_t end) {
+  for (std::size_t i = first; i < end; ++i) work.selective.gemms.push_back(work.gemms[i]);
+}
+
 // The attention core, for standard and latent attention alike. Fused: one
 // kernel reads Q, K, V and writes O (qkvo_bytes), and runs core_flops (its
 // QK^T and attention x V), less the causal blocks it skips; its backward
@@ -135,8 +140,10 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   const double nope = d.q_head - d.rope;
   work.gemms.push_back({2 * local * d.h * d.q_lora, 1});
   work.gemms.push_back({2 * local * d.h * (d.kv_lora + d.rope), 1});
+  const std::size_t up = work.gemms.size();
   work.gemms.push_back({2 * t * d.q_lora * heads * d.q_head, 1});
   work.gemms.push_back({2 * t * d.kv_lora * heads * (nope + d.v_head), 1});
+  const std::size_t up_end = work.gemms.size();
   work.gemms.push_back({2 * t * heads * d.v_head * d.h, 1});
   // QK^T at the query/key head width, attention x V at the value width.
   const double scores_qk = 2 * (d.s / sharding.cp) * d.s * d.q_head;
@@ -156,6 +163,8 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   // built from its nope part and the shared rotary part (read nope, write
   // q_head per head) and the value made contiguous (read, write).
   work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + d.mask));
+  const double up_hbm = local * (d.q_lora + d.kv_lora) * 2 * d.e +
+                        t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
   work.hbm_bytes += local * (d.q_lora + d.kv_lora) * 2 * d.e;
   work.hbm_bytes += t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
   const bool sp = d.replicated < 1;
@@ -166,6 +175,17 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   work.tp_latent_collectives_backward = sp ? 0.5 : 1;
   work.tp_latent_bytes = t * (d.q_lora + d.kv_lora + (sp ? d.rope : 0)) * d.e;
   work.cp_kv_bytes = t * (k + v) / d.tp * d.e;
+  // mla_up_proj: the latent norms, both up projections (their latent gather
+  // under sp with them) and the rotary / concatenation copies run again
+  // (multi_latent_attention.py:983-988, the QKV they make discarded at
+  // :455-457): two norms, two GEMMs, rotary on two parts, two
+  // concatenations and the contiguous value.
+  if (has_module(sharding.recompute_modules, RecomputeModule::MlaUpProj)) {
+    recompute_gemms(work, up, up_end);
+    work.selective.hbm_bytes += up_hbm;
+    work.selective.kernels += 9;
+    work.selective.tp_latent_units += work.tp_latent_collectives_forward;
+  }
   return 2 * (local - t / d.tp) * d.h * (d.q_lora + d.kv_lora + d.rope);
 }
 
@@ -209,11 +229,18 @@ double attention_params(const Dims& d) {
 }
 double norm_params(const Dims& d) { return d.gelu ? 2 * d.h : d.h; }  // one norm: LayerNorm has a bias, RMSNorm not
 
-// Stash of the attention half and the replicated tensors of a block.
-void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& sharding) {
+// Stash of the attention half and the replicated tensors of a block, in
+// the pieces selective recompute can drop.
+struct BlockStash {
+  double replicated = 0;  // 2 norm inputs, QKV input, MLP input and 2 dropout masks: Korthikanti's 10 s b h
+  double attention = 0;   // Q, K, V and the output-projection input (MLA: and each latent twice)
+  double core = 0;        // the attention core's own: the s^2 scores, or a fused kernel's log-sum-exp
+};
+
+BlockStash block_stash_common(LayerWork& work, const Dims& d, const Sharding& sharding) {
   const double t = d.tokens;
-  // 2 norm inputs, QKV input, MLP input (4 x h x e) and 2 dropout masks: Korthikanti's 10 s b h.
-  const double replicated = t * d.replicated * d.h * (4 * d.e + 2 * d.mask);
+  BlockStash stash;
+  stash.replicated = t * d.replicated * d.h * (4 * d.e + 2 * d.mask);
   // Q, K, V and the output-projection input: 8 s b h / t for MHA. MLA
   // keeps Q and K q_head and V and O v_head wide per head, and per token
   // each latent twice on the device's sequence share: its norm's input and
@@ -221,31 +248,69 @@ void add_block_stash_common(LayerWork& work, const Dims& d, const Sharding& shar
   // saves both; with sp the local shard, re-gathered for the weight
   // gradient). The key/value up projection's output is freed once K and V
   // are copied out of it.
-  const double attention =
+  stash.attention =
       d.mla ? t * d.heads * (2 * d.q_head + 2 * d.v_head) * d.e / d.tp + t * d.replicated * 2 * (d.q_lora + d.kv_lora) * d.e
             : t * (2 * d.q + 2 * d.kv) * d.e / d.tp;
   // Softmax output, dropout mask and dropout output: Korthikanti's 5 a s^2 b
   // (without dropout the softmax output alone); fused attention keeps only
   // the row statistics (fp32 log-sum-exp).
-  const double core = sharding.flash_attention ? t * (d.heads / d.tp) * kFp32Bytes
-                                               : t * (d.heads / d.tp) * d.s * (d.e + (d.mask > 0 ? d.mask + d.e : 0));
-  work.stash_bytes[0] += replicated + attention + core;
-  // Selective recompute checkpoints the core attention whatever its backend
-  // (Megatron-LM d98e8a64, megatron/core/transformer/attention.py:392 and
-  // :1555; recompute_modules defaults to ["core_attn"],
-  // transformer_config.py:1940): the checkpoint keeps its inputs Q, K, V
-  // (attention.py:462, tensor_parallel.checkpoint), the projection keeps the
-  // output, and the core's own stash (the s^2 scores, or a fused kernel's
-  // log-sum-exp) is not kept.
-  work.stash_bytes[1] += replicated + attention;
+  stash.core = sharding.flash_attention ? t * (d.heads / d.tp) * kFp32Bytes
+                                        : t * (d.heads / d.tp) * d.s * (d.e + (d.mask > 0 ? d.mask + d.e : 0));
+  work.stash_bytes[0] += stash.replicated + stash.attention + stash.core;
   work.stash_bytes[2] += t * d.replicated * d.h * d.e;  // full recompute keeps the block input
+  return stash;
 }
 
-// Selective recompute re-runs the attention core's forward in the backward,
-// fused or not (add_block_stash_common).
+// What selective recompute keeps of the attention half and the replicated
+// tensors, under the sharding's modules, and what those modules run again:
+// - core_attn checkpoints the core attention whatever its backend
+//   (Megatron-LM d98e8a64, megatron/core/transformer/attention.py:392 and
+//   :1555; the default, transformer_config.py:1940): the checkpoint keeps
+//   its inputs Q, K, V (attention.py:462), the projection keeps the output,
+//   and the core's own stash goes; its forward runs again (layer_table);
+// - layernorm discards the output of each norm that is a module of its own
+//   and runs the norm again (transformer_layer.py:475-530, 683-690, 820-826):
+//   MLA's input norm and an MoE block's pre-MLP norm
+//   (gpt_layer_specs.py:296, :313); TransformerEngine fuses the others into
+//   the next linear, where there is nothing to discard;
+// - mla_up_proj discards Q, K and V (the up projections' output) and the
+//   normed latents the up projections would keep (multi_latent_attention.py
+//   :455-457, :983-988), keeping the latents themselves as the checkpoint's
+//   inputs (add_latent_attention prices what runs again);
+// - mlp (a dense block's whole MLP, an ordinary checkpoint,
+//   transformer_layer.py:537-539, :992-1010) drops the first linear's saved
+//   input beside the MLP's own stash (dense_block_work).
+double selective_common(LayerWork& work, const Dims& d, const Sharding& sharding, const BlockStash& stash,
+                        int separate_norms, bool dense_mlp_recomputed) {
+  const RecomputeModules modules = sharding.recompute_modules;
+  const double t = d.tokens;
+  const double normed = t * d.replicated * d.h * d.e;  // one norm's output on this device
+  double replicated = stash.replicated;
+  if (has_module(modules, RecomputeModule::Layernorm) && separate_norms > 0) {
+    replicated -= separate_norms * normed;
+    work.selective.hbm_bytes += separate_norms * 2 * normed;  // read the input, write the output
+    work.selective.kernels += separate_norms;
+  }
+  if (dense_mlp_recomputed) replicated -= normed;
+  double attention = stash.attention;
+  if (d.mla && has_module(modules, RecomputeModule::MlaUpProj))
+    attention -= t * d.heads * (2 * d.q_head + d.v_head) * d.e / d.tp + t * d.replicated * (d.q_lora + d.kv_lora) * d.e;
+  double kept = replicated + attention;
+  if (has_module(modules, RecomputeModule::CoreAttn))
+    work.selective.attention_core = true;
+  else
+    kept += stash.core;
+  return kept;
+}
+
+// Model FLOPs (three times the mean forward), what selective recompute runs
+// again (the attention core as executed when checkpointed, and the modules'
+// GEMMs), and what full recompute does.
 void finish_flops(LayerWork& work, double mean_forward_flops, double attention_flops, bool block) {
   work.model_flops = 3 * mean_forward_flops;
-  work.selective_recompute_flops = block ? attention_flops : 0;
+  double selective = 0;
+  for (const LayerWork::Gemm& gemm : work.selective.gemms) selective += gemm.flops * gemm.count;
+  work.selective_recompute_flops = block ? (work.selective.attention_core ? attention_flops : 0) + selective : 0;
   work.full_recompute_flops = block ? mean_forward_flops : 0;
 }
 
@@ -300,12 +365,24 @@ LayerWork head_work(const Dims& d) {
 LayerWork dense_block_work(const Dims& d, const Sharding& sharding) {
   LayerWork work;
   const double repeated = add_attention(work, d, sharding);
+  const std::size_t mlp_first = work.gemms.size();
+  const double hbm_before_mlp = work.hbm_bytes;
   add_mlp(work, d, d.tokens, d.f, 1);
   work.dense_params = attention_params(d) + mlp_params(d, d.f) / d.tp + 2 * norm_params(d);
-  add_block_stash_common(work, d, sharding);
+  const BlockStash stash = block_stash_common(work, d, sharding);
   const double mlp = d.tokens * mlp_stash_per_token(d, d.f) / d.tp;
   work.stash_bytes[0] += mlp;
-  work.stash_bytes[1] += mlp;
+  // mlp: the MLP's forward again, its TP unit with it (the all-gather before
+  // the first linear and the reduce-scatter after the second under sp).
+  const bool mlp_recomputed = has_module(sharding.recompute_modules, RecomputeModule::Mlp);
+  if (mlp_recomputed) {
+    recompute_gemms(work, mlp_first, work.gemms.size());
+    work.selective.hbm_bytes += work.hbm_bytes - hbm_before_mlp;
+    work.selective.kernels += 3;
+    work.selective.tp_units += 1;
+  }
+  work.stash_bytes[1] = selective_common(work, d, sharding, stash, d.mla ? 1 : 0, mlp_recomputed);
+  work.stash_bytes[1] += mlp_recomputed ? 0 : mlp;
   work.output_bytes = d.tokens * d.h * d.e / d.tp;
   work.working_bytes = work.stash_bytes[0];
   const double attention = gemm_flops(work.attention_gemms);
@@ -334,6 +411,9 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   expert.tp = sharding.etp > 0 ? sharding.etp : sharding.tp;
   const double expert_tokens = k * t * expert.tp / d.tp;
   // Router (replicated over tp, on the device's share of tokens with sp).
+  const std::size_t mlp_half = work.gemms.size();
+  const double hbm_before_mlp_half = work.hbm_bytes;
+  const double kernels_before_mlp_half = work.kernels;
   work.gemms.push_back({2 * t * d.replicated * d.h * moe.num_experts, 1});
   work.kernels += 4;  // router GEMM, top-k, permute, un-permute
   // Routed experts: the ep group's token copies spread over its experts; the
@@ -349,6 +429,8 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) work.gemms[i].count *= sharding.expert_imbalance;
   // Permute and un-permute every token copy (read + write each way).
   work.hbm_bytes += sharding.expert_imbalance * expert_tokens * d.h * 4 * d.e;
+  const std::size_t shared_first = work.gemms.size();
+  const double hbm_before_shared = work.hbm_bytes;
   if (moe.shared_experts > 0) add_mlp(work, d, t, width * moe.shared_experts, 1);
   // TP traffic of the MLP half (add_attention counted the dense MLP's one
   // unit of t h). Shared experts keep it: SharedExpertMLP's TE linears
@@ -381,12 +463,48 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
                       (moe.shared_experts > 0 ? mlp_params(d, width * moe.shared_experts) / d.tp : 0);
   work.expert_params = experts_here * mlp_params(d, width) / expert.tp;
 
-  add_block_stash_common(work, d, sharding);
+  const BlockStash stash = block_stash_common(work, d, sharding);
   const double routed = sharding.expert_imbalance * expert_tokens * (d.h * d.e + mlp_stash_per_token(d, width) / expert.tp);
   const double shared = moe.shared_experts > 0 ? t * mlp_stash_per_token(d, width * moe.shared_experts) / d.tp : 0;
   const double router = t * d.replicated * moe.num_experts * kFp32Bytes;
   work.stash_bytes[0] += routed + shared + router;
-  work.stash_bytes[1] += routed + shared + router;
+  // Selective recompute of the MLP half (moe/moe_layer.py:247-255, :519-530,
+  // :701-716; moe/experts.py:268-272, :1019-1029):
+  // - moe checkpoints the whole MoE layer: nothing of it is kept but its
+  //   input (the pre-MLP norm's output), and the router, the dispatch,
+  //   the experts, the combine and the shared experts run again, with
+  //   their TP collectives and both all-to-alls;
+  // - else moe_act discards the experts' activation output (the second
+  //   GEMM's input, one `width` per token copy; SwiGLU keeps its gate and up
+  //   outputs to run it again), and shared_experts checkpoints the shared
+  //   experts (their stash goes, their forward and TP unit run again).
+  const RecomputeModules modules = sharding.recompute_modules;
+  double routed_kept = routed, shared_kept = shared, router_kept = router;
+  if (has_module(modules, RecomputeModule::Moe)) {
+    recompute_gemms(work, mlp_half, work.gemms.size());
+    work.selective.hbm_bytes += work.hbm_bytes - hbm_before_mlp_half;
+    work.selective.kernels += work.kernels - kernels_before_mlp_half;
+    work.selective.tp_units += moe.shared_experts > 0 ? 1 : 0;
+    work.selective.tp_expert_units += work.tp_expert_collectives_forward;
+    work.selective.ep_all_to_alls += work.ep_all_to_alls_forward;
+    routed_kept = shared_kept = router_kept = 0;
+  } else {
+    if (has_module(modules, RecomputeModule::MoeAct)) {
+      const double copies = sharding.expert_imbalance * expert_tokens / expert.tp;
+      routed_kept -= copies * width * d.e;
+      work.selective.hbm_bytes += copies * (d.gelu ? 2 : 3) * width * d.e;  // the activation: read 1 or 2 f, write f
+      work.selective.kernels += 1;
+    }
+    if (moe.shared_experts > 0 && has_module(modules, RecomputeModule::SharedExperts)) {
+      recompute_gemms(work, shared_first, work.gemms.size());
+      work.selective.hbm_bytes += work.hbm_bytes - hbm_before_shared;
+      work.selective.kernels += 3;
+      work.selective.tp_units += 1;
+      shared_kept = 0;
+    }
+  }
+  work.stash_bytes[1] = selective_common(work, d, sharding, stash, d.mla ? 2 : 1, false);
+  work.stash_bytes[1] += routed_kept + shared_kept + router_kept;
   work.output_bytes = t * d.h * d.e / d.tp;
   work.working_bytes = work.stash_bytes[0];
 

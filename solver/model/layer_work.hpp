@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "solver/model/model_spec.hpp"
+#include "solver/model/recompute_modules.hpp"
 
 namespace nestfast {
 
@@ -51,6 +52,8 @@ struct Sharding {
   // A causal (decoder) mask: a fused kernel skips the score blocks above the
   // diagonal; the unfused path computes them all and masks them.
   bool causal = true;
+  // What selective recompute checkpoints (recompute_modules.hpp).
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
 };
 
 // Tile edge of the fused attention kernels (FlashAttention-2/3 and cuDNN
@@ -104,11 +107,24 @@ struct LayerWork {
   double expert_params = 0;  // on this device, replicated over the expert dp group
 
   std::array<double, 3> stash_bytes{};  // per micro-batch, by Recompute mode (None, Selective, Full)
+  // What selective recompute of the sharding's modules runs again before the
+  // backward (stash_bytes[Selective] is the stash without what they drop).
+  struct Recomputed {
+    std::vector<Gemm> gemms;
+    double hbm_bytes = 0;
+    double kernels = 0;
+    bool attention_core = false;  // core_attn: the attention core again (and under cp its ring)
+    double tp_units = 0;          // TP collectives again, in tp_bytes units
+    double tp_latent_units = 0;   // ... in tp_latent_bytes units
+    double tp_expert_units = 0;   // ... in tp_expert_bytes units
+    int ep_all_to_alls = 0;       // moe: the dispatch and combine again
+  };
+  Recomputed selective;
   double output_bytes = 0;              // activation handed to the next layer (per device, p2p payload)
   double working_bytes = 0;             // transient peak while the layer runs its backward
 
   double model_flops = 0;               // fw + bw, mean routing (for MFU)
-  double selective_recompute_flops = 0;
+  double selective_recompute_flops = 0;  // what `selective` runs again (the attention core's as executed)
   double full_recompute_flops = 0;
 };
 

@@ -41,7 +41,9 @@ Overlap effective_overlap(const Execution& plan) {
   runs.param_gather = asked.param_gather && asked.grad_reduce && plan.zero_stage >= 1 && plan.dp * plan.cp > 1;
   runs.tp_comm = asked.tp_comm && plan.sp && plan.tp > 1;
   runs.p2p = asked.p2p && plan.vpp > 1;
-  runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1);
+  // Megatron refuses it beside the moe recompute module (transformer_config.py:3030-3032).
+  runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1) &&
+                 !has_module(plan.recompute_modules, RecomputeModule::Moe);
   return runs;
 }
 

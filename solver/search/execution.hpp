@@ -56,6 +56,8 @@
 #include <string>
 #include <vector>
 
+#include "solver/model/recompute_modules.hpp"
+
 namespace nestfast {
 
 enum class Recompute { None, Selective, Full };
@@ -133,7 +135,7 @@ struct Overlap {
 struct StagePlan {
   int first_layer = 0;  // inclusive, in the chain 0..L+1
   int last_layer = 0;   // inclusive
-  Recompute recompute = Recompute::None;
+  Recompute recompute = Recompute::None;  // Selective: the plan's recompute_modules
   // Full only: 0 = every block of the stage is recomputed; N > 0 = only its
   // first N blocks (Megatron's --recompute-method block --recompute-num-layers N,
   // which counts per model chunk).
@@ -173,6 +175,9 @@ struct Execution {
   Attention attention = Attention::Flash;
   Overlap overlap;
   GradReduce grad_reduce = GradReduce::Fp32;
+  // What a Selective stage checkpoints (Megatron's --recompute-modules,
+  // solver/model/recompute_modules.hpp; core_attn alone by default).
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
 
   // Innermost first; a permutation of all five dims.
   std::vector<ParallelDim> placement = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
@@ -192,7 +197,8 @@ struct Execution {
 // with grad_reduce and the distributed optimizer or Megatron-FSDP (ZeRO >= 1
 // over dp*cp > 1), arguments.py:1024; tp_comm with sequence parallelism,
 // arguments.py:1441; p2p with interleaving, arguments.py:1010; moe_a2a with
-// ep > 1 and, when pp > 1, interleaving, transformer_config.py:3007).
+// ep > 1 and, when pp > 1, interleaving, transformer_config.py:3007, and
+// not beside the moe recompute module, :3030-3032).
 Overlap effective_overlap(const Execution& plan);
 
 const char* to_string(Recompute mode);

@@ -142,6 +142,13 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
 
   std::vector<Recompute> modes = space.recompute;
   if (modes.empty()) modes = {Recompute::None, Recompute::Selective, Recompute::Full};
+  std::vector<RecomputeModules> module_sets;
+  for (RecomputeModules set : space.recompute_modules.empty() ? default_module_sets(model) : space.recompute_modules)
+    if (!recompute_modules_refused(model, set)) module_sets.push_back(set);
+  if (module_sets.empty())
+    throw std::invalid_argument("--recompute-modules: " + to_string_modules(space.recompute_modules.front()) + ": " +
+                                describe(MegatronRule::RecomputeModulesApply) + " (model '" + model.name + "')");
+  const bool selective = std::find(modes.begin(), modes.end(), Recompute::Selective) != modes.end();
   unsigned all_modes_mask = 0;
   for (Recompute mode : modes) all_modes_mask |= 1u << static_cast<unsigned>(mode);
 
@@ -274,15 +281,29 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                     // Recompute: per stage (one mask) under Nest; one setting
                     // per plan under MegatronCore, full also as block recompute
                     // of the first N blocks of every chunk.
-                    std::vector<std::pair<unsigned, int>> recomputes;
+                    // A selective stage checkpoints one of the module
+                    // sets, each its own instance (the default set first, so
+                    // a set that changes nothing ties and loses to it).
+                    struct RecomputeChoice {
+                      unsigned mask;
+                      int layers;
+                      RecomputeModules modules;
+                    };
+                    std::vector<RecomputeChoice> recomputes;
                     if (!megatron) {
-                      recomputes.emplace_back(all_modes_mask, 0);
+                      if (!selective) recomputes.push_back({all_modes_mask, 0, kDefaultRecomputeModules});
+                      for (RecomputeModules set : selective ? module_sets : std::vector<RecomputeModules>{})
+                        recomputes.push_back({all_modes_mask, 0, set});
                     } else {
                       const int per_chunk = (model.num_layers + pp * vpp - 1) / (pp * vpp);
                       for (Recompute mode : modes) {
                         const unsigned bit = 1u << static_cast<unsigned>(mode);
+                        if (mode == Recompute::Selective) {
+                          for (RecomputeModules set : module_sets) recomputes.push_back({bit, 0, set});
+                          continue;
+                        }
                         if (mode != Recompute::Full) {
-                          recomputes.emplace_back(bit, 0);
+                          recomputes.push_back({bit, 0, kDefaultRecomputeModules});
                           continue;
                         }
                         std::vector<int> blocks = space.recompute_layers;
@@ -291,16 +312,18 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                           for (int n = 1; n < per_chunk; n *= 2) blocks.push_back(n);
                         }
                         for (int n : blocks)
-                          if (n == 0 || n < per_chunk || !space.recompute_layers.empty()) recomputes.emplace_back(bit, n);
+                          if (n == 0 || n < per_chunk || !space.recompute_layers.empty())
+                            recomputes.push_back({bit, n, kDefaultRecomputeModules});
                       }
                     }
                     for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
-                      for (const auto& [mask, recompute_layers] : recomputes) {
+                      for (const RecomputeChoice& recompute : recomputes) {
                         // The probe's degrees, with a placement and recompute.
                         DpInstance instance = probe;
                         instance.placement = placement;
-                        instance.recompute_mask = mask;
-                        instance.recompute_layers = recompute_layers;
+                        instance.recompute_mask = recompute.mask;
+                        instance.recompute_layers = recompute.layers;
+                        instance.recompute_modules = recompute.modules;
                         instance.uneven_layers = space.uneven_layers ? 1 : 0;
                         instance.ordinal = instances.size();
                         instances.push_back(instance);
@@ -375,6 +398,7 @@ Execution execution_skeleton(const SolveProblem& problem, const DpInstance& inst
   execution.attention = plan_attention(instance.framework, problem.attention, instance.cp);
   execution.overlap = problem.overlap;
   execution.grad_reduce = problem.grad_reduce;
+  execution.recompute_modules = instance.recompute_modules;
   execution.placement.assign(instance.placement.begin(), instance.placement.end());
   execution.framework = instance.framework;
   return execution;

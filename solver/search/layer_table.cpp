@@ -28,6 +28,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.expert_imbalance = execution.expert_imbalance;
   config.attention = execution.attention;
   config.causal = model.causal;
+  config.recompute_modules = execution.recompute_modules;
   config.grad_reduce_bytes_per_param = grad_bytes_per_param(execution.grad_reduce);
   const Overlap overlap = effective_overlap(execution);
   config.tp_comm_overlap = overlap.tp_comm;
@@ -47,6 +48,7 @@ Sharding layer_sharding(const LayerTableConfig& config) {
   sharding.expert_imbalance = config.expert_imbalance;
   sharding.flash_attention = config.attention == Attention::Flash;
   sharding.causal = config.causal;
+  sharding.recompute_modules = config.recompute_modules;
   return sharding;
 }
 
@@ -204,6 +206,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       tp_fw = last_chunks_fw + exposed_seconds(tp_fw - last_chunks_fw, gemms_fw, slowdown);
       tp_bw = last_chunks_bw + exposed_seconds(tp_bw - last_chunks_bw, 2 * gemms_fw, slowdown);
     }
+    const double tp_dense_fw = tp_fw;  // the TransformerEngine linears' share, as exposed
     // The routed experts' all-gather and reduce-scatter over expert-tp run
     // in the token dispatcher, not in a TransformerEngine linear: never
     // userbuffer-overlapped (layer_work.cpp's moe_block_work).
@@ -239,10 +242,28 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     set(values, LayerColumn::GradAllReduce, i, dp_collective(work, config.grad_reduce_bytes_per_param, true));
     set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, config.grad_reduce_bytes_per_param, false));
     set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
-    // Selective: the checkpointed core attention's forward again before its
-    // backward (attention.py:1555 at Megatron-LM d98e8a64), a fused kernel's
-    // as well; under cp its forward is the ring, so the ring runs again too.
-    set(values, LayerColumn::RecomputeSelective, i, block ? attention_fw + cp_fw : 0.0);
+    // Selective: what the checkpointed modules run again before their
+    // backward (layer_work's `selective`): the core attention's forward
+    // (attention.py:1555 at Megatron-LM d98e8a64), a fused kernel's as well,
+    // and under cp the ring with it; the other modules' GEMMs, memory-bound
+    // ops and launches, and their collectives at the forward's price (the TP
+    // ones as overlapped as the forward's, the all-to-alls in full).
+    double selective = 0;
+    if (block) {
+      if (work.selective.attention_core) selective += attention_fw + cp_fw;
+      selective += gemms_time(gpu, work.selective.gemms) + hbm_time(gpu, work.selective.hbm_bytes) +
+                   work.selective.kernels * gpu.kernel_overhead_s;
+      if (work.selective.tp_units + work.selective.tp_latent_units > 0) {
+        const double units_fw = work.tp_collectives_forward * tp_one +
+                                work.tp_latent_collectives_forward * (work.tp_latent_bytes > 0 ? tp_unit(work.tp_latent_bytes) : 0);
+        const double again = work.selective.tp_units * tp_one +
+                             work.selective.tp_latent_units * (work.tp_latent_bytes > 0 ? tp_unit(work.tp_latent_bytes) : 0);
+        selective += units_fw > 0 ? again * tp_dense_fw / units_fw : again;
+      }
+      if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * tp_unit(work.tp_expert_bytes);
+      selective += work.selective.ep_all_to_alls * ep_one;
+    }
+    set(values, LayerColumn::RecomputeSelective, i, selective);
     set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);
     set(values, LayerColumn::DenseParams, i, work.dense_params);
     set(values, LayerColumn::ExpertParams, i, work.expert_params);

@@ -39,6 +39,7 @@ struct LayerTableConfig {
   double expert_imbalance = 1.0;
   Attention attention = Attention::Flash;
   bool causal = true;  // the model's mask (ModelSpec::causal)
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  // what selective recompute checkpoints
   double grad_reduce_bytes_per_param = 4;  // the DP gradient collectives' dtype (Execution::grad_reduce)
   // Overlaps that apply to this configuration (Execution::overlap where
   // Megatron can run it): TP comm needs sp and tp > 1; the MoE all-to-all

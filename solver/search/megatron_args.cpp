@@ -41,6 +41,18 @@ class Line {
     if (quote) text_.append("\"").append(value).append("\"");
     else text_.append(value);
   }
+  // A List flag: one or more of its choices, space-separated (nargs '+').
+  void add_list(std::string_view name, const std::vector<std::string>& values) {
+    const MegatronFlag* flag = known(name);
+    if (flag->kind != FlagKind::List || values.empty())
+      throw std::logic_error(std::string("megatron_arguments: not a list flag ").append(name));
+    text_.append(" ").append(name);
+    for (const std::string& value : values) {
+      if (("|" + std::string(flag->choices) + "|").find("|" + value + "|") == std::string::npos)
+        throw std::logic_error(std::string("megatron_arguments: a value is not a choice of ").append(name));
+      text_.append(" ").append(value);
+    }
+  }
   std::string take() { return text_.empty() ? text_ : text_.substr(1); }
 
  private:
@@ -239,7 +251,18 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   }
 
   const StagePlan first = plan.stages.empty() ? StagePlan{} : plan.stages.front();
-  if (first.recompute == Recompute::Selective) a.add("--recompute-granularity", "selective");
+  if (first.recompute == Recompute::Selective) {
+    a.add("--recompute-granularity", "selective");
+    // The checkpointed modules when they are not Megatron's default
+    // (core_attn alone, transformer_config.py:1940).
+    if (plan.recompute_modules != kDefaultRecomputeModules) {
+      std::vector<std::string> names;
+      for (int m = 0; m < kRecomputeModuleCount; ++m)
+        if (has_module(plan.recompute_modules, static_cast<RecomputeModule>(m)))
+          names.emplace_back(to_string(static_cast<RecomputeModule>(m)));
+      a.add_list("--recompute-modules", names);
+    }
+  }
   if (first.recompute == Recompute::Full) {
     a.add("--recompute-granularity", "full");
     a.add("--recompute-method", first.recompute_layers > 0 ? "block" : "uniform");

@@ -43,6 +43,13 @@ std::string describe(MegatronRule rule) {
   return std::string(entry.text) + " (" + std::string(entry.source) + ")";
 }
 
+bool recompute_modules_refused(const ModelSpec& model, RecomputeModules modules) {
+  // moe_act runs only in the grouped-GEMM experts, which the line asks for
+  // with experts (megatron_args); mla_up_proj only in MLA.
+  return (has_module(modules, RecomputeModule::MoeAct) && !model.moe.enabled()) ||
+         (has_module(modules, RecomputeModule::MlaUpProj) && model.attention != AttentionKind::MultiLatent);
+}
+
 std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Execution& e, const MegatronPolicy& policy) {
   std::vector<MegatronRule> broken;
   auto check = [&broken](bool ok, MegatronRule rule) {
@@ -99,6 +106,8 @@ std::vector<MegatronRule> megatron_violations(const ModelSpec& model, const Exec
       uniform = uniform && stage.recompute == first.recompute &&
                 (stage.recompute != Recompute::Full || stage.recompute_layers == first.recompute_layers);
     check(uniform, MegatronRule::RecomputeUniform);
+    if (first.recompute == Recompute::Selective)
+      check(!recompute_modules_refused(model, e.recompute_modules), MegatronRule::RecomputeModulesApply);
   }
   return broken;
 }

@@ -21,8 +21,10 @@ inline constexpr std::string_view kMegatronCommit = "d98e8a64ddf34856e74b24714e3
 
 // One command-line flag of pretrain_gpt.py.
 //   kind Switch: takes no value; Int: one integer; Real: one decimal number;
-//   Choice: one of `choices` ('|'-separated); Text: one free string (a layout).
-enum class FlagKind { Switch, Int, Real, Choice, Text };
+//   Choice: one of `choices` ('|'-separated); Text: one free string (a layout);
+//   List: one or more of `choices` (a List[str] field: nargs '+',
+//   megatron/training/argument_utils.py:57).
+enum class FlagKind { Switch, Int, Real, Choice, Text, List };
 
 struct MegatronFlag {
   std::string_view name;  // with the leading "--"
@@ -119,6 +121,8 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
      "megatron/core/transformer/transformer_config.py:532"},
     {"--recompute-method", FlagKind::Choice, "uniform|block", "megatron/core/transformer/transformer_config.py:543"},
     {"--recompute-num-layers", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:551"},
+    {"--recompute-modules", FlagKind::List, "core_attn|moe_act|layernorm|mla_up_proj|mlp|moe|shared_experts",
+     "megatron/core/transformer/transformer_config.py:560"},
     // Optimizer and data-parallel sharding.
     {"--optimizer", FlagKind::Choice, "adam|sgd", "megatron/training/arguments.py:2913"},
     {"--use-distributed-optimizer", FlagKind::Switch, "", "megatron/training/arguments.py:3156"},
@@ -169,6 +173,7 @@ enum class MegatronRule {
   RouterExpertBias,          // --moe-router-enable-expert-bias: sigmoid (or sqrtsoftplus) scores
   RouterGroups,              // group-limited routing: groups given, dividing the experts, group-topk <= groups
   MoeDispatcher,             // ep > 1 dispatches through one of Megatron's dispatchers (not nestfast's FAST)
+  RecomputeModulesApply,     // --recompute-modules: moe_act with grouped-GEMM experts, mla_up_proj with MLA
   DeepEpGroupSize,           // the flex dispatcher with DeepEP: etp*ep is one of DeepEP's configured group sizes
 };
 
@@ -261,6 +266,8 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::RouterGroups, "megatron/core/transformer/transformer_config.py:2671",
      "--moe-router-group-topk needs --moe-router-num-groups dividing the experts and no smaller than the group "
      "top-k"},
+    {MegatronRule::RecomputeModulesApply, "megatron/core/transformer/transformer_config.py:1964-1973",
+     "selective recompute's moe_act needs --moe-grouped-gemm (an MoE model) and mla_up_proj multi-latent attention"},
     {MegatronRule::MoeDispatcher, "megatron/core/transformer/transformer_config.py:891",
      "expert parallelism dispatches through Megatron-Core's own dispatchers (allgather, alltoall: NCCL's "
      "all-to-all, priced as --a2a fanout; flex with DeepEP: --a2a deepep), not nestfast's FAST all-to-all"},
@@ -282,6 +289,10 @@ const MegatronFlag* megatron_flag(std::string_view name);  // nullptr when upstr
 struct MegatronPolicy {
   bool allow_fsdp_with_pipeline = false;
 };
+
+// Whether Megatron-Core refuses `modules` for `model` under selective
+// recompute (RecomputeModulesApply).
+bool recompute_modules_refused(const ModelSpec& model, RecomputeModules modules);
 
 // The rules an execution breaks, from its degrees, schedule and stages
 // (stages only when given): RankOrder from the placement, RecomputeUniform

@@ -26,6 +26,7 @@ void set_plan_fields(PlanRecord& record, const Execution& execution) {
   record.zero_stage = execution.zero_stage;
   record.vpp = execution.vpp;
   record.recompute = recompute_summary(execution);
+  record.recompute_modules = execution.recompute_modules;
   record.placement = execution.placement;
   record.optimizer = execution.optimizer;
   record.a2a = execution.a2a;
@@ -199,6 +200,7 @@ Execution execution_of(const PlanRecord& record) {
   execution.attention = record.attention;
   execution.overlap = record.overlap;
   execution.grad_reduce = record.grad_reduce;
+  execution.recompute_modules = record.recompute_modules;
   execution.placement = record.placement;
   for (const StageRecord& stage : record.stages) {
     StagePlan plan;

@@ -63,6 +63,7 @@ struct PlanRecord {
   int zero_stage = 0;
   int vpp = 0;
   std::string recompute;  // "none", "selective", "full", "full/N" (block method, N layers), or "mixed" (per stage then)
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  // what selective stages checkpoint
   std::vector<ParallelDim> placement;  // innermost first
   Optimizer optimizer = Optimizer::Adam;
   AllToAllAlgorithm a2a = AllToAllAlgorithm::Fast;

@@ -91,6 +91,7 @@ struct DpInstance {
   std::array<ParallelDim, kParallelDims> placement{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
                                                    ParallelDim::Dp, ParallelDim::Pp};
   unsigned recompute_mask = 0b111;  // bit r: Recompute mode r may be used by a stage
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  // what a Selective stage checkpoints
   int recompute_layers = 0;         // Full: 0 = every block, N > 0 = block recompute of N per stage
   int uneven_layers = 1;            // 0: near-equal blocks per stage only
   // The framework the instance's plans run on: the problem's, or under Nest

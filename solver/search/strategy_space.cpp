@@ -36,4 +36,12 @@ std::string placement_to_string(const std::vector<ParallelDim>& placement) {
   return text;
 }
 
+std::vector<RecomputeModules> default_module_sets(const ModelSpec& model) {
+  const RecomputeModules cheap = module_bit(RecomputeModule::CoreAttn) | module_bit(RecomputeModule::Layernorm) |
+                                 module_bit(RecomputeModule::MoeAct) | module_bit(RecomputeModule::MlaUpProj);
+  const RecomputeModules applying = modules_that_apply(model) & cheap;
+  if (applying == kDefaultRecomputeModules) return {kDefaultRecomputeModules};
+  return {kDefaultRecomputeModules, applying};
+}
+
 }  // namespace nestfast::search

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "solver/model/model_spec.hpp"
 #include "solver/search/execution.hpp"
 
 namespace nestfast::search {
@@ -28,6 +29,9 @@ struct StrategySpace {
   // blocks per stage. 0 in the list = no block recompute (full means every
   // layer). Under Nest these are the MegatronCore plans of its space.
   std::vector<int> recompute_layers;
+  // The module sets a selectively recomputed stage may checkpoint (Megatron's
+  // --recompute-modules; one per instance). Empty = default_module_sets.
+  std::vector<RecomputeModules> recompute_modules;
   // MegatronCore: ZeRO-2/3 (Megatron-FSDP) with pp > 1, which no upstream
   // test runs (megatron_rules.hpp, FsdpWithoutPipeline).
   bool allow_fsdp_with_pipeline = false;
@@ -67,5 +71,13 @@ inline constexpr int kDefaultMaxVpp = 4;
 std::vector<ParallelDim> parse_placement(const std::string& text, const std::string& what);
 
 std::string placement_to_string(const std::vector<ParallelDim>& placement);
+
+// The module sets searched when none are given: Megatron's default
+// (core_attn) and, where the model has them, core_attn with the modules whose
+// forward is cheap to run again (layernorm, moe_act, mla_up_proj: memory-bound
+// ops and MLA's small up projections), as Megatron's MoE recipes run them.
+// mlp, moe and shared_experts rerun GEMMs and collectives, which full
+// recompute of N blocks already trades; they are searched when listed.
+std::vector<RecomputeModules> default_module_sets(const ModelSpec& model);
 
 }  // namespace nestfast::search

@@ -103,6 +103,7 @@ struct Source {
   Overlap overlap;
   std::optional<Overlap> overlap_pp1;
   GradReduce grad_reduce = GradReduce::Fp32;
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;  // what the rows' selective recompute checkpoints
   MlpKind mlp = MlpKind::Gelu;
   bool tied_embeddings = false;
   bool dropout = true;
@@ -145,6 +146,8 @@ std::vector<Source> read_sources(const std::string& path) {
     source.overlap = overlap_of(*entry["overlap"].as_array());
     if (const auto* pp1 = entry["overlap_pp1"].as_array()) source.overlap_pp1 = overlap_of(*pp1);
     source.grad_reduce = parse_grad_reduce(entry["grad_reduce"].value_or(std::string("fp32")), "sources.toml grad_reduce");
+    source.recompute_modules =
+        parse_recompute_modules(entry["recompute_modules"].value_or(std::string("core_attn")), "sources.toml recompute_modules");
     source.mlp = entry["mlp"].value_or(std::string("gelu")) == "swiglu" ? MlpKind::Swiglu : MlpKind::Gelu;
     source.tied_embeddings = entry["tied_embeddings"].value_or(false);
     source.dropout = entry["dropout"].value_or(true);
@@ -286,6 +289,7 @@ Priced price(const PublishedRun& run, const Source& source, const ModelSpec& mod
   base.attention = source.attention;
   base.overlap = base.pp == 1 && source.overlap_pp1 ? *source.overlap_pp1 : source.overlap;
   base.grad_reduce = source.grad_reduce;
+  base.recompute_modules = source.recompute_modules;
   EXPECT_EQ(base.devices(), run.integer("gpus")) << run.file << ":" << run.line;
 
   std::vector<int> micro_batches, vpps;

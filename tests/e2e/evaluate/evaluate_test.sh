@@ -73,6 +73,33 @@ for bad in "$(moe_on mi300x-roce 64 8 1):DeepEP does not run there" "$(moe_on se
     || { cat "$TEST_TMPDIR/deepep.err" >&2; fail "deepep with ${bad%%:*} must be refused (exit $rc)"; }
 done
 
+# 4b. Selective recompute of more modules (Megatron's --recompute-modules): the norms and the experts'
+#     activation drop stash (less memory) and cost recompute time; the line lists them; Megatron's
+#     refusals (moe_act without experts) and unknown names are one-line errors.
+"$NESTFAST" evaluate "${moe[@]}" --etp 1 > "$TEST_TMPDIR/core.json"
+"$NESTFAST" evaluate "${moe[@]}" --etp 1 --recompute-modules core_attn,layernorm,moe_act > "$TEST_TMPDIR/act.json"
+python3 - "$TEST_TMPDIR/core.json" "$TEST_TMPDIR/act.json" <<'PY'
+import json, sys
+core, act = (json.load(open(p)) for p in sys.argv[1:])
+assert act["memory_peak_bytes"] < core["memory_peak_bytes"], (act["memory_peak_bytes"], core["memory_peak_bytes"])
+assert act["breakdown"]["recompute_s"] > core["breakdown"]["recompute_s"]
+assert act["recompute_modules"] == "core_attn,layernorm,moe_act" and core["recompute_modules"] == "core_attn"
+assert "--recompute-modules core_attn layernorm moe_act" in act["megatron_args"], act["megatron_args"]
+assert "--recompute-modules" not in core["megatron_args"]
+PY
+"$NESTFAST" evaluate --plan "$TEST_TMPDIR/act.json" --json | python3 -c '
+import json, sys; d = json.load(sys.stdin); a = json.load(open(sys.argv[1]))
+assert d["recompute_modules"] == a["recompute_modules"] and d["iteration_time_s"] == a["iteration_time_s"]' "$TEST_TMPDIR/act.json"
+for bad in "--model llama2-7b --recompute-modules core_attn,moe_act:moe_act needs --moe-grouped-gemm" \
+           "--model mixtral-8x7b --recompute-modules core_attn,attention:'attention' is not one of"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$NESTFAST" evaluate ${bad%%:*} --cluster selene-a100 --gpus 64 --tp 2 --pp 4 --sp on --gbs 256 --recompute selective \
+    > /dev/null 2> "$TEST_TMPDIR/modules.err" || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "${bad#*:}" "$TEST_TMPDIR/modules.err" \
+    || { cat "$TEST_TMPDIR/modules.err" >&2; fail "${bad%%:*} must be refused (exit $rc)"; }
+done
+
 # 5. Uneven stages with their own recompute modes (what `solve --framework nest` may choose;
 #    Megatron-LM has one recompute setting for all stages, so megatron-core refuses it).
 "$NESTFAST" evaluate --model megatron-22b --cluster selene-a100 --gpus 16 --tp 8 --pp 2 --gbs 8 \

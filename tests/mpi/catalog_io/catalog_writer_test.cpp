@@ -56,6 +56,7 @@ PlanEntry plan_for(int point, int stages) {
   row.micro_batches = 8;
   row.pp = stages;
   set_fixed(row.recompute, "none");
+  set_fixed(row.recompute_modules, "core_attn");
   set_fixed(row.optimizer, "adam");
   set_fixed(row.a2a, "fast");
   set_fixed(row.framework, "nest");

@@ -98,7 +98,7 @@ TEST(JobFile, SyntaxErrorsNameTheLine) {
 TEST(JobFile, UnknownKeysAreErrorsWithTheirLine) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\ntensor_parallel = [2]\n"),
             "job.toml:7: search.tensor_parallel: unknown key (allowed: tp, pp, ep, cp, sp, mbs, zero, vpp, recompute, "
-            "recompute_layers, framework, allow_fsdp_pp, attention, overlap, grad_reduce, a2a, top_k, baselines)");
+            "recompute_layers, recompute_modules, framework, allow_fsdp_pp, attention, overlap, grad_reduce, a2a, top_k, baselines)");
   EXPECT_NE(error_of(std::string(kMinimalSweep) + "[bogus]\n").find("job.toml:6: bogus: unknown key"), std::string::npos);
   EXPECT_NE(error_of(std::string("[[sweep]]\nmodels = \"m\"\n")).find("job.toml:2: sweep[0].models: unknown key"),
             std::string::npos);
@@ -124,6 +124,19 @@ TEST(JobFile, AllToAllIsTheSearchsDispatcher) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\na2a = \"fast\"\n"),
             "job.toml:7: search.a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run: under framework "
             "megatron-core use fanout or deepep (or framework = \"nest\")");
+}
+
+// The module sets selective recompute may checkpoint: each a comma list of
+// Megatron's names; the search's default sets when absent.
+TEST(JobFile, RecomputeModulesAreModuleSets) {
+  EXPECT_TRUE(parse_job(std::string(kMinimalSweep), "job.toml").search.recompute_modules.empty());
+  EXPECT_EQ(parse_job(std::string(kMinimalSweep) + "[search]\nrecompute_modules = [\"core_attn\", \"core_attn,moe_act\"]\n",
+                      "job.toml")
+                .search.recompute_modules,
+            (std::vector<std::string>{"core_attn", "core_attn,moe_act"}));
+  EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\nrecompute_modules = [\"core_attn,norm\"]\n"),
+            "job.toml:7: search.recompute_modules[0]: 'norm' is not one of core_attn, layernorm, moe_act, mla_up_proj, "
+            "mlp, moe, shared_experts");
 }
 
 TEST(JobFile, WrongTypesAndImpossibleValues) {

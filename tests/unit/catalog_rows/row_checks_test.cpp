@@ -39,6 +39,7 @@ PlanRow feasible_plan() {
   row.micro_batches = 8;
   row.zero_stage = 1;
   set_fixed(row.recompute, "full/2");
+  set_fixed(row.recompute_modules, "core_attn");
   set_fixed(row.placement, "tp,ep,pp,dp");
   set_fixed(row.optimizer, "adam");
   set_fixed(row.a2a, "fast");
@@ -119,6 +120,10 @@ TEST(CatalogRowChecks, EditedValuesAreRefusedNamingRowMemberAndValue) {
   row = feasible_plan();
   set_fixed(row.overlap, "grad,bogus");
   EXPECT_NE(plan_refusal(row).find("overlap = \"grad,bogus\": is not a list of overlaps"), std::string::npos);
+  row = feasible_plan();
+  set_fixed(row.recompute_modules, "core_attn,attention");
+  EXPECT_NE(plan_refusal(row).find("recompute_modules = \"core_attn,attention\": is not a list of selective recompute"),
+            std::string::npos);
   row = feasible_plan();
   set_fixed(row.grad_reduce, "fp16");
   EXPECT_NE(plan_refusal(row).find("grad_reduce = \"fp16\": is not a gradient dtype"), std::string::npos);

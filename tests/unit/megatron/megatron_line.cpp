@@ -103,6 +103,19 @@ ParsedLine parse_line(const std::string& line) {
       parsed.problems.push_back(name + " needs a value");
       continue;
     }
+    if (flag->kind == FlagKind::List) {
+      // nargs '+': the values up to the next flag, each one of the choices; kept space-separated.
+      std::string list;
+      const std::string choices = "|" + std::string(flag->choices) + "|";
+      while (i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
+        const std::string& value = tokens[++i];
+        if (choices.find("|" + value + "|") == std::string::npos)
+          parsed.problems.push_back(name + " " + value + " is not one of " + std::string(flag->choices));
+        list += (list.empty() ? "" : " ") + value;
+      }
+      parsed.values[name] = list;
+      continue;
+    }
     const std::string value = tokens[++i];
     if (flag->kind == FlagKind::Int && !is_int(value)) parsed.problems.push_back(name + " " + value + " is not an integer");
     if (flag->kind == FlagKind::Real && !is_real(value)) parsed.problems.push_back(name + " " + value + " is not a number");
@@ -266,6 +279,13 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
           rule(MegatronRule::FullRecomputeNeedsMethod));
   if (granularity == "selective" || granularity.empty())
     check(!line.has("--recompute-method") && !line.has("--recompute-num-layers"), rule(MegatronRule::FullRecomputeNeedsMethod));
+  // transformer_config.py:1964-1973: moe_act runs in grouped-GEMM experts, mla_up_proj in MLA.
+  const std::string modules = line.text("--recompute-modules", "core_attn");
+  auto listed = [&modules](const std::string& name) { return (" " + modules + " ").find(" " + name + " ") != std::string::npos; };
+  if (granularity == "selective")
+    check((!listed("moe_act") || line.has("--moe-grouped-gemm")) &&
+              (!listed("mla_up_proj") || line.has("--multi-latent-attention")),
+          rule(MegatronRule::RecomputeModulesApply));
 
   // The dispatcher: the priced all-to-all is alltoall's (NCCL) or flex's
   // with DeepEP, whose group is expert-tp x ep ranks of its configured sizes.
@@ -286,7 +306,7 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
   if (line.has("--overlap-moe-expert-parallel-comm")) {
     check(ep > 1 && (pp == 1 || chunks > pp) && (dispatcher == "alltoall" || dispatcher == "flex") &&
               granularity != "full" && !line.has("--recompute-method") && !line.has("--recompute-num-layers") &&
-              line.has("--bf16"),
+              !listed("moe") && line.has("--bf16"),
           rule(MegatronRule::MoeA2aOverlap));
   }
 
@@ -380,6 +400,7 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   const std::string granularity = line.text("--recompute-granularity");
   const Recompute mode = granularity == "full" ? Recompute::Full : granularity == "selective" ? Recompute::Selective
                                                                                              : Recompute::None;
+  plan.recompute_modules = parse_recompute_modules(line.text("--recompute-modules", "core_attn"), "--recompute-modules");
   const int recompute_layers =
       mode == Recompute::Full && line.text("--recompute-method") == "block" ? line.integer("--recompute-num-layers", 0) : 0;
   int next = 1;

@@ -127,6 +127,49 @@ TEST(MegatronValidator, DispatchersAndDeepEpGroupSizes) {
   EXPECT_FALSE(mentions(validate_line(many, 24, emitted), MegatronRule::MoeDispatcher));
 }
 
+// Selective recompute of more than core_attn: the line lists the modules
+// (nargs '+'), the validator reads them back, and Megatron's refusals hold:
+// moe_act without grouped-GEMM experts, and the EP all-to-all overlap beside
+// moe (effective_overlap drops it, so the line does not ask for both).
+TEST(MegatronValidator, RecomputeModulesOnTheLine) {
+  const ModelSpec model = moe_model();
+  Execution e = plan(2, 1, 8, 1, 8, Framework::MegatronCore);
+  e.recompute_modules = parse_recompute_modules("core_attn,layernorm,moe_act", "test");
+  e.stages = uniform_stages(model, compute_layout(small_cluster(), e), 1, 1, Recompute::Selective);
+  const search::MegatronArguments emitted = search::megatron_arguments(model, e);
+  EXPECT_NE(emitted.arguments.find("--recompute-granularity selective --recompute-modules core_attn layernorm moe_act"),
+            std::string::npos)
+      << emitted.arguments;
+  EXPECT_TRUE(validate_line(model, 16, emitted).empty());
+  EXPECT_EQ(plan_of_line(model, 16, parse_line(emitted.arguments)).recompute_modules, e.recompute_modules);
+  // The default set is not spelled out.
+  e.recompute_modules = kDefaultRecomputeModules;
+  EXPECT_EQ(search::megatron_arguments(model, e).arguments.find("--recompute-modules"), std::string::npos);
+  // moe beside the all-to-all overlap: not run together.
+  e.recompute_modules = parse_recompute_modules("core_attn,moe", "test");
+  EXPECT_FALSE(effective_overlap(e).moe_a2a);
+  const search::MegatronArguments whole = search::megatron_arguments(model, e);
+  EXPECT_EQ(whole.arguments.find("--overlap-moe-expert-parallel-comm"), std::string::npos);
+  EXPECT_TRUE(validate_line(model, 16, whole).empty());
+  // moe_act on a dense model, mla_up_proj without MLA: refused by the rules and on a line.
+  ModelSpec dense = model;
+  dense.moe = {};
+  Execution d = plan(2, 1, 1, 1, 8, Framework::MegatronCore);
+  d.recompute_modules = parse_recompute_modules("core_attn,moe_act", "test");
+  d.stages = uniform_stages(dense, compute_layout(small_cluster(), d), 1, 1, Recompute::Selective);
+  const std::vector<search::MegatronRule> broken = search::megatron_violations(dense, d);
+  EXPECT_NE(std::find(broken.begin(), broken.end(), search::MegatronRule::RecomputeModulesApply), broken.end());
+  search::MegatronArguments hand;
+  hand.arguments =
+      "--tensor-model-parallel-size 2 --sequence-parallel --micro-batch-size 1 --global-batch-size 64 --seq-length 4096 "
+      "--max-position-embeddings 4096 --num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 "
+      "--attention-backend flash --bf16 --recompute-granularity selective --recompute-modules core_attn mla_up_proj";
+  hand.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  EXPECT_TRUE(mentions(validate_line(dense, 16, hand), search::MegatronRule::RecomputeModulesApply));
+  hand.arguments += " bogus_module";
+  EXPECT_FALSE(parse_line(hand.arguments).problems.empty());
+}
+
 TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
   const ModelSpec model = moe_model();
   search::MegatronArguments emitted;
