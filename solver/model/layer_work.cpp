@@ -451,7 +451,9 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
     work.tp_collectives_backward -= 1;
   }
   if (expert.tp > 1) {
-    const double routed_tokens = sharding.ep > 1 ? k * t : t;
+    // Over ep > 1 the hottest expert-tp group gathers `imbalance` x the mean
+    // copies (what its experts received), as its experts compute them.
+    const double routed_tokens = sharding.ep > 1 ? sharding.expert_imbalance * k * t : t;
     work.tp_expert_collectives_forward = 1;
     work.tp_expert_collectives_backward = 1;
     work.tp_expert_bytes = routed_tokens * d.h * d.e;

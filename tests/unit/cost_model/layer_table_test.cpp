@@ -172,6 +172,10 @@ TEST(LayerWork, ExpertTensorParallelismGathersTheRoutedCopies) {
   EXPECT_DOUBLE_EQ(shared.tp_collectives_forward, 2);  // attention's and the shared expert's
   EXPECT_DOUBLE_EQ(shared.tp_collectives_backward, 2);
   EXPECT_DOUBLE_EQ(shared.tp_expert_bytes, 16 * mib);
+  // The hottest group gathers what its experts received: 1.5 x the mean.
+  s.expert_imbalance = 1.5;
+  EXPECT_DOUBLE_EQ(layer_work(model, 1, s).tp_expert_bytes, 1.5 * 16 * mib);
+  s.expert_imbalance = 1;
 
   model.moe.shared_experts = 0;
   const ClusterSpec cluster = test::a100_cluster();
