@@ -139,6 +139,11 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
   const bool megatron = problem.framework == Framework::MegatronCore;
   validate_model(model);
   validate_cluster(problem.cluster);
+  // DeepEP asked of a cluster it does not run on would only drop every
+  // expert-parallel plan: say so instead.
+  if (problem.a2a == AllToAllAlgorithm::DeepEp && model.moe.enabled() && problem.cluster.deepep == DeepEpSupport::None)
+    throw std::invalid_argument("--a2a: deepep, but DeepEP does not run on cluster '" + problem.cluster.name +
+                                "' (its preset's deepep is none)");
 
   std::vector<Recompute> modes = space.recompute;
   if (modes.empty()) modes = {Recompute::None, Recompute::Selective, Recompute::Full};

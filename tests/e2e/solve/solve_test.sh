@@ -193,4 +193,12 @@ if ! "$NESTFAST" solve --model llama2-7b --cluster h100-superpod --gpus 64 --gbs
 fi
 expect_bad "no-such-model" --model no-such-model --cluster selene-a100 --gpus 64 --gbs 512
 expect_bad --tp "${base[@]}" --tp 3
+# The expert all-to-all and selective recompute modules: unknown names, FAST for megatron-core
+# plans, DeepEP where it does not run, modules Megatron refuses for the model.
+moe=(--model mixtral-8x7b --cluster mi300x-roce --gpus 64 --gbs 256 --no-baselines)
+expect_bad "--a2a: 'nccl'" "${moe[@]}" --a2a nccl
+expect_bad "Megatron-LM does not run" "${moe[@]}" --a2a fast
+expect_bad "DeepEP does not run on cluster 'mi300x-roce'" "${moe[@]}" --a2a deepep
+expect_bad "--recompute-modules: core_attn,mla_up_proj" "${moe[@]}" --recompute-modules core_attn,mla_up_proj
+expect_bad "'norm' is not one of" "${moe[@]}" --recompute-modules 'core_attn;layernorm,norm'
 echo "solve e2e: ok"
