@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -331,7 +332,22 @@ Priced price(const PublishedRun& run, const Source& source, const ModelSpec& mod
         } catch (const std::invalid_argument&) {
           continue;  // e.g. a micro-batch count interleaving cannot split
         }
-        e.stages = uniform_stages(model, compute_layout(cluster, e), e.pp, e.vpp, recompute);
+        const ExecutionLayout layout = compute_layout(cluster, e);
+        if (run.has("stages")) {
+          // The source's own split: chain ranges (0 = embedding, L+1 = head), ';'-separated.
+          std::istringstream ranges(run.at("stages"));
+          for (std::string range; std::getline(ranges, range, ';');) {
+            StagePlan stage;
+            const auto dash = range.find('-');
+            stage.first_layer = std::stoi(range.substr(0, dash));
+            stage.last_layer = std::stoi(range.substr(dash + 1));
+            stage.recompute = recompute;
+            e.stages.push_back(stage);
+          }
+          derive_stage_layout(layout, e);
+        } else {
+          e.stages = uniform_stages(model, layout, e.pp, e.vpp, recompute);
+        }
         PlanCost cost = evaluate_plan(model, cluster, e);
         if (search && !cost.feasible) continue;
         if (!best || cost.iteration_time_s < best->cost.iteration_time_s) {
