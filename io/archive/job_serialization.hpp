@@ -73,7 +73,7 @@ template <class Archive>
 void serialize(Archive& ar, nestfast::ModelSpec& s, unsigned) {
   ar& s.name& s.source& s.num_layers& s.hidden& s.ffn_hidden& s.heads& s.kv_heads& s.head_dim& s.vocab& s.seq_len& s.mlp&
       s.tied_embeddings& s.normalization& s.position_embedding& s.linear_bias& s.causal& s.dropout& s.dtype_bytes&
-      s.attention& s.mla& s.moe;
+      s.attention& s.mla& s.moe& s.mtp_layers;
 }
 
 template <class Archive>

@@ -52,6 +52,7 @@ void visit_model(Model& model, Visit&& visit) {
   visit("moe_router_group_topk", model.moe.router.group_topk);
   visit("moe_router_balance", model.moe.router.balance);
   visit("moe_router_balance_coeff", model.moe.router.balance_coeff);
+  visit("mtp_layers", model.mtp_layers);
 }
 
 // The attributes of /clusters/<name> (the GPU's scalars).

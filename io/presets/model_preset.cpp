@@ -80,7 +80,8 @@ ModelSpec read_model_preset(const PresetFile& file) {
   const TomlTableReader table(raw, file.path, "model",
                               {"name", "source", "layers", "hidden", "ffn_hidden", "heads", "kv_heads",
                                "head_dim", "vocab", "seq_len", "mlp", "tied_embeddings", "dtype_bytes", "moe",
-                               "normalization", "position_embedding", "linear_bias", "causal", "dropout", "mla"});
+                               "normalization", "position_embedding", "linear_bias", "causal", "dropout", "mla",
+                               "mtp_layers"});
   ModelSpec model;
   auto header = read_preset_header(table, file);
   model.name = std::move(header.name);
@@ -134,6 +135,7 @@ ModelSpec read_model_preset(const PresetFile& file) {
   model.causal = table.optional_boolean("causal").value_or(true);  // decoder LMs; encoders say false
   model.dropout = table.optional_boolean("dropout").value_or(true);  // GPT's 0.1; Llama-style models say false
   model.dtype_bytes = table.integer("dtype_bytes", Bound::AtLeastOne);
+  model.mtp_layers = raw.contains("mtp_layers") ? table.integer("mtp_layers", Bound::NonNegative) : 0;
   if (model.dtype_bytes != 1 && model.dtype_bytes != 2 && model.dtype_bytes != 4) {
     table.fail("dtype_bytes", fmt::format("must be 1, 2 or 4, got {}", model.dtype_bytes));
   }

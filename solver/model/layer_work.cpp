@@ -1,5 +1,6 @@
 #include "solver/model/layer_work.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -518,13 +519,106 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   return work;
 }
 
+// `add` run `times` over in the same row as `into` (the head's row holding
+// the MTP layers): work, traffic, parameters, stash and FLOPs add up; the
+// collectives' per-unit bytes are the same t h or come from the one that has
+// them.
+void accumulate(LayerWork& into, const LayerWork& add, int times) {
+  for (const LayerWork::Gemm& gemm : add.gemms) into.gemms.push_back({gemm.flops, gemm.count * times});
+  for (const LayerWork::Gemm& gemm : add.attention_gemms) into.attention_gemms.push_back({gemm.flops, gemm.count * times});
+  into.hbm_bytes += times * add.hbm_bytes;
+  into.attention_hbm_bytes += times * add.attention_hbm_bytes;
+  into.fused_attention_flops += times * add.fused_attention_flops;
+  into.kernels += times * add.kernels;
+  into.tp_collectives_forward += times * add.tp_collectives_forward;
+  into.tp_collectives_backward += times * add.tp_collectives_backward;
+  into.tp_latent_collectives_forward += times * add.tp_latent_collectives_forward;
+  into.tp_latent_collectives_backward += times * add.tp_latent_collectives_backward;
+  into.tp_latent_bytes = std::max(into.tp_latent_bytes, add.tp_latent_bytes);
+  into.tp_expert_collectives_forward += times * add.tp_expert_collectives_forward;
+  into.tp_expert_collectives_backward += times * add.tp_expert_collectives_backward;
+  into.tp_expert_bytes = std::max(into.tp_expert_bytes, add.tp_expert_bytes);
+  into.cp_kv_bytes += times * add.cp_kv_bytes;
+  into.ep_bytes = std::max(into.ep_bytes, add.ep_bytes);
+  into.ep_all_to_alls_forward += times * add.ep_all_to_alls_forward;
+  into.dense_params += times * add.dense_params;
+  into.expert_params += times * add.expert_params;
+  for (std::size_t mode = 0; mode < into.stash_bytes.size(); ++mode) into.stash_bytes[mode] += times * add.stash_bytes[mode];
+  into.working_bytes = std::max(into.working_bytes, add.working_bytes);
+  into.model_flops += times * add.model_flops;
+  into.selective_recompute_flops += times * add.selective_recompute_flops;
+  into.full_recompute_flops += times * add.full_recompute_flops;
+  for (const LayerWork::Gemm& gemm : add.selective.gemms) into.selective.gemms.push_back({gemm.flops, gemm.count * times});
+  into.selective.hbm_bytes += times * add.selective.hbm_bytes;
+  into.selective.kernels += times * add.selective.kernels;
+  into.selective.attention_core = into.selective.attention_core || add.selective.attention_core;
+  into.selective.tp_units += times * add.selective.tp_units;
+  into.selective.tp_latent_units += times * add.selective.tp_latent_units;
+  into.selective.tp_expert_units += times * add.selective.tp_expert_units;
+  into.selective.ep_all_to_alls += times * add.selective.ep_all_to_alls;
+}
+
+// One multi-token-prediction layer (Megatron-Core's MultiTokenPredictionLayer,
+// multi_token_prediction.py:1071-1250 at d98e8a64): the next token's
+// embedding looked up again, the hidden state and the embedding each normed
+// (hnorm, enorm) and concatenated, eh_proj (a column-parallel linear, 2h to
+// h), a transformer block of the last block's kind, and its own final norm
+// through the shared output layer to its loss (the head's work). The output
+// weights are the main head's; the embedding the lookup needs is a copy on
+// this stage of the first stage's (tie_word_embeddings_state_dict, :143-170),
+// counted once for all MTP layers in mtp_work.
+LayerWork mtp_layer_work(const ModelSpec& model, const Dims& d, const Sharding& sharding) {
+  LayerWork work = layer_kind(model, model.num_layers) == LayerKind::MoeBlock ? moe_block_work(model, d, sharding)
+                                                                             : dense_block_work(d, sharding);
+  const double t = d.tokens;
+  const double local = t * d.replicated * d.h * d.e;  // one h-wide tensor on this device
+  // The lookup (as the embedding's: the full hidden state written, its TP
+  // reduce), the two norms (read, write), the concatenation (read 2h, write
+  // 2h) and eh_proj, whose 2h input is gathered over tp and whose h output
+  // is reduced back (one TP unit each way).
+  work.hbm_bytes += t * d.h * 2 * d.e + 2 * 2 * local + 4 * local;
+  const double eh = 2 * t * 2 * d.h * d.h / d.tp;
+  work.gemms.push_back({eh, 1});
+  work.kernels += 5;
+  work.tp_collectives_forward += (d.replicated < 1 ? 0.5 : 1) + 1;
+  work.tp_collectives_backward += (d.replicated < 1 ? 0.5 : 0) + 1;
+  work.dense_params += 2 * d.h * d.h / d.tp + 2 * norm_params(d);
+  // The norms' inputs and eh_proj's (2h) are kept; full recompute keeps the
+  // layer's two inputs.
+  for (int mode = 0; mode < 2; ++mode) work.stash_bytes[static_cast<std::size_t>(mode)] += 4 * local;
+  work.stash_bytes[2] += 2 * local;
+  work.model_flops += 3 * eh;
+  work.full_recompute_flops += eh;
+  // Its loss: final norm, the shared output layer, cross-entropy.
+  LayerWork head = head_work(d);
+  head.dense_params = norm_params(d);  // the output weights are the main head's
+  accumulate(work, head, 1);
+  return work;
+}
+
 }  // namespace
+
+LayerWork mtp_work(const ModelSpec& model, const Sharding& sharding) {
+  LayerWork work;
+  if (model.mtp_layers <= 0) return work;
+  const Dims d = dims_of(model, sharding);
+  accumulate(work, mtp_layer_work(model, d, sharding), model.mtp_layers);
+  work.dense_params += d.vocab * d.h / d.tp;  // the embedding copy the lookups read
+  return work;
+}
 
 LayerWork layer_work(const ModelSpec& model, int chain_index, const Sharding& sharding) {
   const Dims d = dims_of(model, sharding);
   switch (layer_kind(model, chain_index)) {
     case LayerKind::Embedding: return embedding_work(d);
-    case LayerKind::Head: return head_work(d);
+    case LayerKind::Head: {
+      // The MTP layers run in the head's row: Megatron builds them on the
+      // last pipeline stage, before the loss (multi_token_prediction.py
+      // :247-253; its layout's "mL").
+      LayerWork work = head_work(d);
+      if (model.mtp_layers > 0) accumulate(work, mtp_work(model, sharding), 1);
+      return work;
+    }
     case LayerKind::DenseBlock: return dense_block_work(d, sharding);
     case LayerKind::MoeBlock: return moe_block_work(model, d, sharding);
   }
@@ -541,6 +635,7 @@ double total_parameters(const ModelSpec& model) {
     total += work.dense_params + work.expert_params;
   }
   if (model.tied_embeddings) total -= static_cast<double>(model.vocab) * model.hidden;
+  if (model.mtp_layers > 0) total -= static_cast<double>(model.vocab) * model.hidden;  // MTP's embedding copy
   return total;
 }
 
@@ -563,6 +658,9 @@ void validate_model(const ModelSpec& model) {
   require_positive(model.vocab, model, "vocab");
   require_positive(model.seq_len, model, "seq_len");
   require_positive(model.dtype_bytes, model, "dtype_bytes");
+  if (model.mtp_layers < 0)
+    throw std::invalid_argument("model '" + model.name + "': mtp_layers = " + std::to_string(model.mtp_layers) +
+                                " (must be >= 0)");
   if (model.heads % model.kv_heads != 0)
     throw std::invalid_argument("model '" + model.name + "': heads = " + std::to_string(model.heads) +
                                 " is not a multiple of kv_heads = " + std::to_string(model.kv_heads));

@@ -128,7 +128,13 @@ struct LayerWork {
   double full_recompute_flops = 0;
 };
 
+// The head's row (L+1) also holds the model's multi-token-prediction layers,
+// which Megatron builds on the last pipeline stage before the loss.
 LayerWork layer_work(const ModelSpec& model, int chain_index, const Sharding& sharding);
+
+// The MTP layers alone (what the head's row adds for them; empty without
+// MTP): full recompute runs them again, not the head (layer_table).
+LayerWork mtp_work(const ModelSpec& model, const Sharding& sharding);
 
 // Total parameters of the model (for reports), counting every expert once.
 double total_parameters(const ModelSpec& model);

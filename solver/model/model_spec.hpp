@@ -81,6 +81,12 @@ struct ModelSpec {
   AttentionKind attention = AttentionKind::Standard;
   MlaSpec mla;          // AttentionKind::MultiLatent only
   MoeSpec moe;
+  // Multi-token prediction layers (DeepSeek-V3's num_nextn_predict_layers;
+  // Megatron's --mtp-num-layers): each predicts one more token ahead from the
+  // last block's output and the next token's embedding, through a block of
+  // the last block's kind and the shared output layer, on the last pipeline
+  // stage (layer_work.cpp's mtp_layer_work).
+  int mtp_layers = 0;
 };
 
 }  // namespace nestfast

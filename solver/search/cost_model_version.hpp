@@ -17,7 +17,9 @@ namespace nestfast::search {
 //    routed token copies over expert-tp (was the dense MLP's t); shared
 //    experts keep their own unit of t.
 // 8: Megatron-Core plans' EP all-to-all is Megatron's dispatcher (NCCL's
-//    all-to-all, or DeepEP's once-per-node dispatch), not FAST.
+//    all-to-all, or DeepEP's once-per-node dispatch), not FAST; selective
+//    recompute by module; multi-token-prediction layers in the head's row;
+//    the expert-tp gather at the hottest group's load.
 inline constexpr std::uint64_t kCostModelVersion = 8;
 
 }  // namespace nestfast::search

@@ -164,10 +164,12 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     return on(dense_dp, work.dense_params) + on(expert_dp, work.expert_params);
   };
 
-  for (std::size_t i = 0; i < layers; ++i) {
-    const LayerWork work = layer_work(model, static_cast<int>(i), sharding);
-    const bool block = layer_kind(model, static_cast<int>(i)) == LayerKind::DenseBlock ||
-                       layer_kind(model, static_cast<int>(i)) == LayerKind::MoeBlock;
+  // One row's seconds: `work` as priced, `block` when it holds transformer
+  // blocks (the ring attention, selective and full recompute apply).
+  struct RowPrice {
+    double forward, backward, tp_fw, tp_bw, cp_fw, cp_bw, ep_fw, ep_bw, ep_overlapped, selective, full;
+  };
+  auto price = [&](const LayerWork& work, bool block) {
     const double gemms_fw = gemms_time(gpu, work.gemms);
     const double other_fw = gemms_fw + hbm_time(gpu, work.hbm_bytes);
     const double attention_hbm = hbm_time(gpu, work.attention_hbm_bytes);
@@ -229,19 +231,6 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     // Megatron's combined 1F1B runs one micro-batch's forward beside
     // another's backward: each all-to-all hides behind the other's compute.
     const double ep_overlapped = exposed_seconds(ep_fw + ep_bw, forward + backward, slowdown);
-
-    set(values, LayerColumn::ForwardCompute, i, forward);
-    set(values, LayerColumn::ForwardTp, i, tp_fw);
-    set(values, LayerColumn::ForwardCp, i, cp_fw);
-    set(values, LayerColumn::ForwardEp, i, ep_fw);
-    set(values, LayerColumn::BackwardCompute, i, backward);
-    set(values, LayerColumn::BackwardTp, i, tp_bw);
-    set(values, LayerColumn::BackwardCp, i, cp_bw);
-    set(values, LayerColumn::BackwardEp, i, ep_bw);
-    set(values, LayerColumn::EpOverlapped, i, ep_overlapped);
-    set(values, LayerColumn::GradAllReduce, i, dp_collective(work, config.grad_reduce_bytes_per_param, true));
-    set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, config.grad_reduce_bytes_per_param, false));
-    set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
     // Selective: what the checkpointed modules run again before their
     // backward (layer_work's `selective`): the core attention's forward
     // (attention.py:1555 at Megatron-LM d98e8a64), a fused kernel's as well,
@@ -263,8 +252,35 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * tp_unit(work.tp_expert_bytes);
       selective += work.selective.ep_all_to_alls * ep_one;
     }
+    return RowPrice{forward, backward, tp_fw, tp_bw, cp_fw, cp_bw, ep_fw, ep_bw, ep_overlapped, selective,
+                    block ? forward + tp_fw + cp_fw + ep_fw : 0.0};
+  };
+
+  for (std::size_t i = 0; i < layers; ++i) {
+    const LayerWork work = layer_work(model, static_cast<int>(i), sharding);
+    const LayerKind kind = layer_kind(model, static_cast<int>(i));
+    // The head's row with MTP layers holds blocks too; full recompute runs
+    // them again (multi_token_prediction.py:1705-1710, uniform method), not
+    // the output layer.
+    const bool mtp_head = kind == LayerKind::Head && model.mtp_layers > 0;
+    RowPrice row = price(work, kind == LayerKind::DenseBlock || kind == LayerKind::MoeBlock || mtp_head);
+    if (mtp_head) row.full = price(mtp_work(model, sharding), true).full;
+    const auto& [forward, backward, tp_fw, tp_bw, cp_fw, cp_bw, ep_fw, ep_bw, ep_overlapped, selective, full] = row;
+
+    set(values, LayerColumn::ForwardCompute, i, forward);
+    set(values, LayerColumn::ForwardTp, i, tp_fw);
+    set(values, LayerColumn::ForwardCp, i, cp_fw);
+    set(values, LayerColumn::ForwardEp, i, ep_fw);
+    set(values, LayerColumn::BackwardCompute, i, backward);
+    set(values, LayerColumn::BackwardTp, i, tp_bw);
+    set(values, LayerColumn::BackwardCp, i, cp_bw);
+    set(values, LayerColumn::BackwardEp, i, ep_bw);
+    set(values, LayerColumn::EpOverlapped, i, ep_overlapped);
+    set(values, LayerColumn::GradAllReduce, i, dp_collective(work, config.grad_reduce_bytes_per_param, true));
+    set(values, LayerColumn::GradReduceScatter, i, dp_collective(work, config.grad_reduce_bytes_per_param, false));
+    set(values, LayerColumn::ParamAllGather, i, dp_collective(work, kWeightBytesPerParam, false));
     set(values, LayerColumn::RecomputeSelective, i, selective);
-    set(values, LayerColumn::RecomputeFull, i, block ? forward + tp_fw + cp_fw + ep_fw : 0.0);
+    set(values, LayerColumn::RecomputeFull, i, full);
     set(values, LayerColumn::DenseParams, i, work.dense_params);
     set(values, LayerColumn::ExpertParams, i, work.expert_params);
     set(values, LayerColumn::StashNone, i, work.stash_bytes[0]);
@@ -295,8 +311,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     column(LayerColumn::ParamAllGatherExposedBackward)[i] = exposed_seconds(
         column(LayerColumn::ParamAllGather)[i], column(LayerColumn::BackwardCompute)[i + 1], slowdown);
   }
-  const double tied_head_params =
-      model.tied_embeddings ? static_cast<double>(model.vocab) * model.hidden / config.tp : 0.0;
+  // One stage holding the whole chain keeps one embedding: the head's tied
+  // output weights and the MTP layers' embedding copy are that one then.
+  const double tied_head_params = ((model.tied_embeddings ? 1 : 0) + (model.mtp_layers > 0 ? 1 : 0)) *
+                                  static_cast<double>(model.vocab) * model.hidden / config.tp;
   return LayerTable(values, std::move(output_bytes), std::move(working_bytes), cluster.levels, tied_head_params,
                     slowdown, config.moe_a2a_overlap);
 }

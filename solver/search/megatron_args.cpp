@@ -123,7 +123,9 @@ std::string pipeline_layout(const ModelSpec& model, const Execution& plan) {
     const int blocks = stage_blocks(model, stage);
     if (blocks == 1) chunk += 't';
     if (blocks > 1) chunk += "t*" + std::to_string(blocks);
-    if (stage.last_layer == model.num_layers + 1) chunk += 'L';
+    // The MTP layers sit before the loss in the last chunk (the last virtual
+    // stage of its rank, pipeline_parallel_layer_layout.py:111-131).
+    if (stage.last_layer == model.num_layers + 1) chunk += std::string(static_cast<std::size_t>(model.mtp_layers), 'm') + 'L';
     chunks.push_back(chunk);
   }
   // Runs of equal chunks in Megatron's repetition syntax "(t*2|)*29"
@@ -211,6 +213,9 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   // Priced with bf16 gradients (memory_model.hpp): Megatron keeps fp32 ones
   // under --bf16 unless told (arguments.py:1213).
   if (model.dtype_bytes == 2 && plan.grad_reduce == GradReduce::Bf16) a.add("--grad-reduce-in-bf16");
+
+  // Multi-token prediction, built on the last pipeline stage before the loss.
+  if (model.mtp_layers > 0) a.add("--mtp-num-layers", model.mtp_layers);
 
   if (moe) {
     a.add("--num-experts", model.moe.num_experts);

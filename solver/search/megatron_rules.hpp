@@ -85,6 +85,7 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--grad-reduce-in-bf16", FlagKind::Switch, "", "megatron/training/arguments.py:3053"},
     // MoE.
     {"--num-experts", FlagKind::Int, "", "megatron/training/arguments.py:3518"},
+    {"--mtp-num-layers", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:68"},
     {"--moe-ffn-hidden-size", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:740"},
     {"--moe-router-topk", FlagKind::Int, "", "megatron/core/transformer/transformer_config.py:760"},
     {"--moe-shared-expert-intermediate-size", FlagKind::Int, "",
@@ -223,7 +224,8 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::LayoutStagesMultipleOfPp, "megatron/training/arguments.py:946",
      "the layout's stage count must be a multiple of pp"},
     {MegatronRule::LayoutChain, "megatron/core/transformer/pipeline_parallel_layer_layout.py:95",
-     "the layout starts with E, ends with L, has each once and num-layers t's"},
+     "the layout starts with E, ends with L, has each once, num-layers t's, and the --mtp-num-layers m's after "
+     "every t, all in the last chunk of a rank (:111-131)"},
     {MegatronRule::RecomputeUniform, "megatron/core/recompute.py:157",
      "recompute granularity, method and num-layers are one setting applied to every pipeline stage"},
     {MegatronRule::FullRecomputeNeedsMethod, "megatron/core/transformer/transformer_config.py:1901",

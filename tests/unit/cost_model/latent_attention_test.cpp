@@ -112,9 +112,18 @@ TEST(LatentAttention, TensorParallelTrafficMovesTheLatentsNotTheHiddenState) {
 }
 
 TEST(LatentAttention, DeepSeekV3HasItsPublishedParameterCount) {
-  // Report: 671B in total (the main model; multi-token prediction's 11.5B apart).
-  const double total = total_parameters(io::load_model("deepseek-v3"));
+  // Report: 671B in total for the main model; the MTP layer's own weights
+  // apart (it shares the embedding and the output layer).
+  const ModelSpec with_mtp = io::load_model("deepseek-v3");
+  ASSERT_EQ(with_mtp.mtp_layers, 1);
+  ModelSpec main = with_mtp;
+  main.mtp_layers = 0;
+  const double total = total_parameters(main);
   EXPECT_NEAR(total / 671e9, 1.0, 0.005) << total;
+  // The MTP layer: an MoE block (MLA, 2 norms, the router, 256 routed and 1
+  // shared expert of 3 h 2048), eh_proj (2h x h) and 3 norms (hnorm, enorm, final).
+  const double block = kDown + kUp + 2 * h + h * 256 + 257 * 3 * h * 2048;
+  EXPECT_DOUBLE_EQ(total_parameters(with_mtp) - total, block + 2 * h * h + 3 * h);
 }
 
 TEST(LatentAttention, QueryGroupsAreRefused) {

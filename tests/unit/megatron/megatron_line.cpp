@@ -227,6 +227,7 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
           "the router's balancing loss differs from the model's");
   }
 
+  check(line.integer("--mtp-num-layers", 0) == model.mtp_layers, "the multi-token-prediction layers differ from the model's");
   check(tp >= 1 && pp >= 1 && cp >= 1 && world % (tp * pp * cp) == 0, rule(MegatronRule::ModelSizeDividesWorld));
   if (world % (tp * pp * cp) != 0 || tp * pp * cp == 0) return problems;
   const int dp = world / (tp * pp * cp);
@@ -255,9 +256,18 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
     check(chunks % pp == 0, rule(MegatronRule::LayoutStagesMultipleOfPp));
     std::string flat;
     for (const std::string& stage : stages) flat += stage;
+    // MTP layers: --mtp-num-layers m's, after every t, together in one chunk
+    // that is the last of its rank (pipeline_parallel_layer_layout.py:111-131).
+    const int mtp = line.integer("--mtp-num-layers", 0);
+    bool mtp_placed = std::count(flat.begin(), flat.end(), 'm') == mtp &&
+                      (mtp == 0 || flat.find('t', flat.find('m')) == std::string::npos);
+    for (std::size_t c = 0; c < stages.size() && mtp > 0; ++c) {
+      const auto here = std::count(stages[c].begin(), stages[c].end(), 'm');
+      if (here > 0) mtp_placed = mtp_placed && here == mtp && c + static_cast<std::size_t>(pp) >= stages.size();
+    }
     check(!flat.empty() && flat.front() == 'E' && flat.back() == 'L' && std::count(flat.begin(), flat.end(), 'E') == 1 &&
               std::count(flat.begin(), flat.end(), 'L') == 1 && std::count(flat.begin(), flat.end(), 't') == layers &&
-              flat.find_first_not_of("EtL") == std::string::npos,
+              flat.find_first_not_of("EtmL") == std::string::npos && mtp_placed,
           rule(MegatronRule::LayoutChain));
   } else {
     check(layers % pp == 0, rule(MegatronRule::LayersDivisibleByPp));
