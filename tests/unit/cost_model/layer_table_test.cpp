@@ -290,14 +290,10 @@ TEST(LayerTable, FastBeatsFanoutUnderSkewAcrossNodes) {
   const ModelSpec model = test::moe_model();
   ClusterSpec cluster = test::a100_cluster();
   cluster.levels[0].group_size = 2;  // ep = 8 spans 4 nodes
-  Execution e;
-  e.dp = 8;
-  e.ep = 8;
-  e.global_batch = 8;
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fast);
   e.expert_imbalance = 1.5;
   const ExecutionLayout layout = compute_layout(cluster, e);
   EXPECT_EQ(layout.ep_group.fanout, (std::vector<int>{2, 4, 1}));
-  e.a2a = AllToAllAlgorithm::Fast;
   const LayerTable fast = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   e.a2a = AllToAllAlgorithm::Fanout;
   const LayerTable fanout = build_layer_table(model, cluster, layer_table_config(model, e, layout));
@@ -312,13 +308,9 @@ TEST(LayerTable, DeepEpPricesTheTokensOncePerNodeAndMember) {
   const ModelSpec model = test::moe_model();
   ClusterSpec cluster = test::a100_cluster();
   cluster.levels[0].group_size = 2;  // ep = 8 spans 4 nodes of one leaf
-  Execution e;
-  e.dp = 8;
-  e.ep = 8;
-  e.global_batch = 8;
+  Execution e = test::moe_execution(AllToAllAlgorithm::DeepEp);
   const ExecutionLayout layout = compute_layout(cluster, e);
   ASSERT_EQ(layout.ep_group.fanout, (std::vector<int>{2, 4, 1}));
-  e.a2a = AllToAllAlgorithm::DeepEp;
   const LayerTable deepep = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   e.a2a = AllToAllAlgorithm::Fanout;
   const LayerTable fanout = build_layer_table(model, cluster, layer_table_config(model, e, layout));

@@ -56,11 +56,7 @@ TEST(MultiTokenPrediction, TheHeadRowHoldsTheMtpLayer) {
 TEST(MultiTokenPrediction, FullRecomputeRunsTheMtpLayerAgainNotTheHead) {
   ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
-  Execution e;
-  e.dp = 8;
-  e.ep = 8;
-  e.global_batch = 8;
-  e.a2a = AllToAllAlgorithm::Fanout;
+  const Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
   const ExecutionLayout layout = compute_layout(cluster, e);
   const int head = model.num_layers + 1;
   const LayerTable plain = build_layer_table(model, cluster, layer_table_config(model, e, layout));

@@ -215,11 +215,7 @@ TEST(Overlap, InterleavedPointToPointHidesBehindTheChunk) {
 TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
-  Execution e;
-  e.tp = 1;
-  e.ep = 8;
-  e.dp = 8;
-  e.global_batch = 8;
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fast);
   const ExecutionLayout layout = compute_layout(cluster, e);
   const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   const ReplicaContext replicas = replica_context(cluster, e, layout);

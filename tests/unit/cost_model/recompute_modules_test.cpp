@@ -140,22 +140,18 @@ TEST(RecomputeModules, LatentUpProjections) {
 TEST(RecomputeModules, LayerTablePricesTheRecomputedModules) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
-  Execution e;
-  e.dp = 8;
-  e.ep = 8;
-  e.global_batch = 8;
-  e.a2a = AllToAllAlgorithm::Fanout;
-  const ExecutionLayout layout = compute_layout(cluster, e);
-  const LayerTable base = build_layer_table(model, cluster, layer_table_config(model, e, layout));
-  e.recompute_modules = with({RecomputeModule::CoreAttn, RecomputeModule::MoeAct});
-  const LayerTable act = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  Execution exec = test::moe_execution(AllToAllAlgorithm::Fanout);
+  const ExecutionLayout layout = compute_layout(cluster, exec);
+  const LayerTable base = build_layer_table(model, cluster, layer_table_config(model, exec, layout));
+  exec.recompute_modules = with({RecomputeModule::CoreAttn, RecomputeModule::MoeAct});
+  const LayerTable act = build_layer_table(model, cluster, layer_table_config(model, exec, layout));
   const double bytes = 2 * 2048.0 * 3 * 4096 * 2;  // k t copies, read 2 width, write width, bf16
   const double hbm = bytes / (cluster.gpu.hbm_bandwidth_Bps * cluster.gpu.hbm_efficiency);
   EXPECT_NEAR(act.value(LayerColumn::RecomputeSelective, 1) - base.value(LayerColumn::RecomputeSelective, 1),
               hbm + cluster.gpu.kernel_overhead_s, 1e-12);
   // moe: both all-to-alls again, priced as the forward's.
-  e.recompute_modules = with({RecomputeModule::CoreAttn, RecomputeModule::Moe});
-  const LayerTable moe = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  exec.recompute_modules = with({RecomputeModule::CoreAttn, RecomputeModule::Moe});
+  const LayerTable moe = build_layer_table(model, cluster, layer_table_config(model, exec, layout));
   EXPECT_GT(moe.value(LayerColumn::RecomputeSelective, 1) - base.value(LayerColumn::RecomputeSelective, 1),
             base.value(LayerColumn::ForwardEp, 1));
   EXPECT_LT(moe.value(LayerColumn::StashSelective, 1), act.value(LayerColumn::StashSelective, 1));

@@ -3,6 +3,7 @@
 // files, so a preset retune does not move these tests).
 #include "solver/cluster/cluster_spec.hpp"
 #include "solver/model/model_spec.hpp"
+#include "solver/search/execution.hpp"
 
 namespace nestfast::test {
 
@@ -49,6 +50,17 @@ inline ClusterSpec a100_cluster() {
   gpu.fused_attention_efficiency_backward = 0.5;
   cluster.levels = {{"nvswitch", 8, 300e9, 2e-6, 1, 1, {}}, {"leaf", 4, 25e9, 4e-6, 1, 1, {}}, {"spine", 0, 25e9, 6e-6, 2, 1, {}}};
   return cluster;
+}
+
+// moe_model's 8 experts, one per device: ep 8 across dp 8, one sequence per
+// replica; the dispatcher is the caller's choice.
+inline Execution moe_execution(AllToAllAlgorithm a2a) {
+  Execution e;
+  e.dp = 8;
+  e.ep = 8;
+  e.global_batch = 8;
+  e.a2a = a2a;
+  return e;
 }
 
 }  // namespace nestfast::test
