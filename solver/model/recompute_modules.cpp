@@ -28,13 +28,16 @@ const char* to_string(RecomputeModule module) {
   return "?";
 }
 
+std::vector<std::string> module_names(RecomputeModules set) {
+  std::vector<std::string> names;
+  for (RecomputeModule module : kAll)
+    if (has_module(set, module)) names.emplace_back(to_string(module));
+  return names;
+}
+
 std::string to_string_modules(RecomputeModules set) {
   std::string text;
-  for (RecomputeModule module : kAll) {
-    if (!has_module(set, module)) continue;
-    if (!text.empty()) text += ',';
-    text += to_string(module);
-  }
+  for (const std::string& name : module_names(set)) text += (text.empty() ? "" : ",") + name;
   return text;
 }
 

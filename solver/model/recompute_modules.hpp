@@ -19,6 +19,7 @@
 // A set is a bit mask; the default is core_attn alone
 // (transformer_config.py:1940-1941).
 #include <string>
+#include <vector>
 
 #include "solver/model/model_spec.hpp"
 
@@ -33,7 +34,9 @@ inline constexpr RecomputeModules kDefaultRecomputeModules = module_bit(Recomput
 inline constexpr bool has_module(RecomputeModules set, RecomputeModule module) { return (set & module_bit(module)) != 0; }
 
 const char* to_string(RecomputeModule module);  // Megatron's names: "core_attn", "moe_act", ...
-// Megatron's order, comma-separated: "core_attn,layernorm,moe_act".
+// The set's names in Megatron's order: {"core_attn", "layernorm", "moe_act"}.
+std::vector<std::string> module_names(RecomputeModules set);
+// The same, comma-separated: "core_attn,layernorm,moe_act".
 std::string to_string_modules(RecomputeModules set);
 // "core_attn,moe_act" (or the same separated by spaces); at least one name,
 // each of Megatron's; std::invalid_argument naming `what` otherwise.

@@ -26,11 +26,7 @@ class Line {
   void add(std::string_view name, std::string_view value) {
     const MegatronFlag* flag = known(name);
     if (flag->kind == FlagKind::Choice) {
-      std::string choices = "|";
-      choices.append(flag->choices).append("|");
-      std::string wanted = "|";
-      wanted.append(value).append("|");
-      if (choices.find(wanted) == std::string::npos)
+      if (!is_choice(*flag, value))
         throw std::logic_error(std::string("megatron_arguments: a value is not a choice of ").append(name));
     } else if (flag->kind != FlagKind::Text) {
       throw std::logic_error(std::string("megatron_arguments: no text value for ").append(name));
@@ -48,7 +44,7 @@ class Line {
       throw std::logic_error(std::string("megatron_arguments: not a list flag ").append(name));
     text_.append(" ").append(name);
     for (const std::string& value : values) {
-      if (("|" + std::string(flag->choices) + "|").find("|" + value + "|") == std::string::npos)
+      if (!is_choice(*flag, value))
         throw std::logic_error(std::string("megatron_arguments: a value is not a choice of ").append(name));
       text_.append(" ").append(value);
     }
@@ -260,13 +256,8 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     a.add("--recompute-granularity", "selective");
     // The checkpointed modules when they are not Megatron's default
     // (core_attn alone, transformer_config.py:1940).
-    if (plan.recompute_modules != kDefaultRecomputeModules) {
-      std::vector<std::string> names;
-      for (int m = 0; m < kRecomputeModuleCount; ++m)
-        if (has_module(plan.recompute_modules, static_cast<RecomputeModule>(m)))
-          names.emplace_back(to_string(static_cast<RecomputeModule>(m)));
-      a.add_list("--recompute-modules", names);
-    }
+    if (plan.recompute_modules != kDefaultRecomputeModules)
+      a.add_list("--recompute-modules", module_names(plan.recompute_modules));
   }
   if (first.recompute == Recompute::Full) {
     a.add("--recompute-granularity", "full");

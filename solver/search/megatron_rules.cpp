@@ -38,6 +38,16 @@ const MegatronFlag* megatron_flag(std::string_view name) {
   return nullptr;
 }
 
+bool is_choice(const MegatronFlag& flag, std::string_view value) {
+  std::string_view rest = flag.choices;
+  while (!rest.empty()) {
+    const std::size_t bar = rest.find('|');
+    if (rest.substr(0, bar) == value) return true;
+    rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+  }
+  return false;
+}
+
 std::string describe(MegatronRule rule) {
   const MegatronRuleText& entry = megatron_rule(rule);
   return std::string(entry.text) + " (" + std::string(entry.source) + ")";

@@ -29,7 +29,7 @@ enum class FlagKind { Switch, Int, Real, Choice, Text, List };
 struct MegatronFlag {
   std::string_view name;  // with the leading "--"
   FlagKind kind;
-  std::string_view choices;  // Choice only
+  std::string_view choices;  // Choice and List only
   std::string_view source;   // where upstream defines it
 };
 
@@ -286,6 +286,8 @@ inline constexpr int kDeepEpGroupSizes[] = {2, 4, 8, 16, 24, 32, 48, 64, 96, 128
 
 const MegatronRuleText& megatron_rule(MegatronRule rule);
 const MegatronFlag* megatron_flag(std::string_view name);  // nullptr when upstream has no such flag
+// Whether `value` is one of `flag`'s choices (a Choice's value, or one of a List's).
+bool is_choice(const MegatronFlag& flag, std::string_view value);
 
 // What may vary with the caller's policy (not upstream's).
 struct MegatronPolicy {

@@ -13,6 +13,7 @@ namespace nestfast::megatron_test {
 namespace {
 
 using search::FlagKind;
+using search::is_choice;
 using search::MegatronRule;
 
 std::string rule(MegatronRule id) { return search::describe(id); }
@@ -106,10 +107,9 @@ ParsedLine parse_line(const std::string& line) {
     if (flag->kind == FlagKind::List) {
       // nargs '+': the values up to the next flag, each one of the choices; kept space-separated.
       std::string list;
-      const std::string choices = "|" + std::string(flag->choices) + "|";
       while (i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
         const std::string& value = tokens[++i];
-        if (choices.find("|" + value + "|") == std::string::npos)
+        if (!is_choice(*flag, value))
           parsed.problems.push_back(name + " " + value + " is not one of " + std::string(flag->choices));
         list += (list.empty() ? "" : " ") + value;
       }
@@ -119,11 +119,8 @@ ParsedLine parse_line(const std::string& line) {
     const std::string value = tokens[++i];
     if (flag->kind == FlagKind::Int && !is_int(value)) parsed.problems.push_back(name + " " + value + " is not an integer");
     if (flag->kind == FlagKind::Real && !is_real(value)) parsed.problems.push_back(name + " " + value + " is not a number");
-    if (flag->kind == FlagKind::Choice) {
-      const std::string choices = "|" + std::string(flag->choices) + "|";
-      if (choices.find("|" + value + "|") == std::string::npos)
-        parsed.problems.push_back(name + " " + value + " is not one of " + std::string(flag->choices));
-    }
+    if (flag->kind == FlagKind::Choice && !is_choice(*flag, value))
+      parsed.problems.push_back(name + " " + value + " is not one of " + std::string(flag->choices));
     parsed.values[name] = value;
   }
   return parsed;

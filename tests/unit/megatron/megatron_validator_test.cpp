@@ -69,6 +69,17 @@ TEST(MegatronValidator, RejectsFlagsUpstreamDoesNotHave) {
   EXPECT_NE(line.problems[1].find("sometimes"), std::string::npos);
 }
 
+// A value is one of a flag's '|'-separated choices whole, never a part of one.
+TEST(MegatronValidator, ChoicesAreWholeNames) {
+  const search::MegatronFlag& modules = *search::megatron_flag("--recompute-modules");
+  EXPECT_TRUE(search::is_choice(modules, "core_attn"));       // the first
+  EXPECT_TRUE(search::is_choice(modules, "moe"));             // inside, and a prefix of moe_act
+  EXPECT_TRUE(search::is_choice(modules, "shared_experts"));  // the last
+  for (const char* value : {"", "core", "moe_", "attn", "core_attn|moe_act", "CORE_ATTN"})
+    EXPECT_FALSE(search::is_choice(modules, value)) << value;
+  EXPECT_FALSE(search::is_choice(*search::megatron_flag("--bf16"), ""));  // a switch has no choices
+}
+
 TEST(MegatronValidator, FindsBrokenRulesInAHandWrittenLine) {
   const ModelSpec model = moe_model();
   search::MegatronArguments emitted;
