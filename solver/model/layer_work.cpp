@@ -164,10 +164,10 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   // built from its nope part and the shared rotary part (read nope, write
   // q_head per head) and the value made contiguous (read, write).
   work.hbm_bytes += t * d.replicated * d.h * (4 * d.e + 2 * (3 * d.e + d.mask));
-  const double up_hbm = local * (d.q_lora + d.kv_lora) * 2 * d.e +
-                        t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
-  work.hbm_bytes += local * (d.q_lora + d.kv_lora) * 2 * d.e;
-  work.hbm_bytes += t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
+  const double latent_norms_hbm = local * (d.q_lora + d.kv_lora) * 2 * d.e;
+  const double head_copies_hbm = t * heads * (2 * d.rope + 2 * d.q_head + nope + d.q_head + 2 * d.v_head) * d.e;
+  work.hbm_bytes += latent_norms_hbm;
+  work.hbm_bytes += head_copies_hbm;
   const bool sp = d.replicated < 1;
   work.tp_collectives_forward = sp ? 1.5 : 2;  // linear_proj's reduce-scatter (all-reduce) and the MLP's unit
   work.tp_collectives_backward = sp ? 1.5 : 1;
@@ -183,7 +183,7 @@ double add_latent_attention(LayerWork& work, const Dims& d, const Sharding& shar
   // concatenations and the contiguous value.
   if (has_module(sharding.recompute_modules, RecomputeModule::MlaUpProj)) {
     recompute_gemms(work, up, up_end);
-    work.selective.hbm_bytes += up_hbm;
+    work.selective.hbm_bytes += latent_norms_hbm + head_copies_hbm;
     work.selective.kernels += 9;
     work.selective.tp_latent_units += work.tp_latent_collectives_forward;
   }

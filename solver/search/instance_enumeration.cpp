@@ -297,8 +297,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                     std::vector<RecomputeChoice> recomputes;
                     if (!megatron) {
                       if (!selective) recomputes.push_back({all_modes_mask, 0, kDefaultRecomputeModules});
-                      for (RecomputeModules set : selective ? module_sets : std::vector<RecomputeModules>{})
-                        recomputes.push_back({all_modes_mask, 0, set});
+                      else
+                        for (RecomputeModules set : module_sets) recomputes.push_back({all_modes_mask, 0, set});
                     } else {
                       const int per_chunk = (model.num_layers + pp * vpp - 1) / (pp * vpp);
                       for (Recompute mode : modes) {

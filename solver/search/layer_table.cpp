@@ -190,11 +190,16 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     const double forward = attention_fw + other_fw + launches_fw;
     const double backward = 2 * other_fw + attention_bw + 2 * launches_fw;
 
+    // One collective of each kind's unit (MLA's latents, the routed experts'
+    // tokens over expert-tp), where the row has any.
     const double tp_one = tp_unit(work.tp_bytes);
+    const bool latent = work.tp_latent_collectives_forward + work.tp_latent_collectives_backward > 0;
+    const double latent_one = latent ? tp_unit(work.tp_latent_bytes) : 0.0;
+    const bool expert = work.tp_expert_collectives_forward + work.tp_expert_collectives_backward > 0;
+    const double expert_one = expert ? tp_unit(work.tp_expert_bytes) : 0.0;
     double tp_fw = work.tp_collectives_forward * tp_one;
     double tp_bw = work.tp_collectives_backward * tp_one;
-    if (work.tp_latent_collectives_forward + work.tp_latent_collectives_backward > 0) {
-      const double latent_one = tp_unit(work.tp_latent_bytes);
+    if (latent) {
       tp_fw += work.tp_latent_collectives_forward * latent_one;
       tp_bw += work.tp_latent_collectives_backward * latent_one;
     }
@@ -212,8 +217,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     // The routed experts' all-gather and reduce-scatter over expert-tp run
     // in the token dispatcher, not in a TransformerEngine linear: never
     // userbuffer-overlapped (layer_work.cpp's moe_block_work).
-    if (work.tp_expert_collectives_forward + work.tp_expert_collectives_backward > 0) {
-      const double expert_one = tp_unit(work.tp_expert_bytes);
+    if (expert) {
       tp_fw += work.tp_expert_collectives_forward * expert_one;
       tp_bw += work.tp_expert_collectives_backward * expert_one;
     }
@@ -243,13 +247,11 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       selective += gemms_time(gpu, work.selective.gemms) + hbm_time(gpu, work.selective.hbm_bytes) +
                    work.selective.kernels * gpu.kernel_overhead_s;
       if (work.selective.tp_units + work.selective.tp_latent_units > 0) {
-        const double units_fw = work.tp_collectives_forward * tp_one +
-                                work.tp_latent_collectives_forward * (work.tp_latent_bytes > 0 ? tp_unit(work.tp_latent_bytes) : 0);
-        const double again = work.selective.tp_units * tp_one +
-                             work.selective.tp_latent_units * (work.tp_latent_bytes > 0 ? tp_unit(work.tp_latent_bytes) : 0);
+        const double units_fw = work.tp_collectives_forward * tp_one + work.tp_latent_collectives_forward * latent_one;
+        const double again = work.selective.tp_units * tp_one + work.selective.tp_latent_units * latent_one;
         selective += units_fw > 0 ? again * tp_dense_fw / units_fw : again;
       }
-      if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * tp_unit(work.tp_expert_bytes);
+      if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * expert_one;
       selective += work.selective.ep_all_to_alls * ep_one;
     }
     return RowPrice{forward, backward, tp_fw, tp_bw, cp_fw, cp_bw, ep_fw, ep_bw, ep_overlapped, selective,
