@@ -28,16 +28,7 @@ Overlap overlap_of(const PricingFlags& flags) { return parse_overlap(flags.overl
 GradReduce grad_reduce_of(const PricingFlags& flags) { return parse_grad_reduce(flags.grad_reduce, "--grad-reduce"); }
 
 AllToAllAlgorithm all_to_all_of(const std::string& text, Framework framework) {
-  if (text == "auto") return search::plan_all_to_all(framework, AllToAllAlgorithm::Fast);
-  if (text == "fast" && framework == Framework::MegatronCore)
-    throw std::invalid_argument("--a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run; under "
-                                "--framework megatron-core use fanout (its alltoall dispatcher) or deepep (its flex "
-                                "dispatcher), or --framework nest");
-  try {
-    return parse_all_to_all(text, "--a2a");
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument("--a2a: '" + text + "' is not one of auto, fast, fanout, deepep");
-  }
+  return search::resolve_all_to_all(text, framework, "--a2a");
 }
 
 }  // namespace nestfast::jobs

@@ -256,17 +256,9 @@ void read_search(const JobReader& reader, const toml::table& root, JobSpec& job)
   }
   if (const auto* node = table->get("a2a")) {
     const std::string value = reader.string_value(*node, "search.a2a");
-    const int line = JobReader::line_of(*node);
-    if (value != "auto") {
-      try {
-        parse_all_to_all(value, "search.a2a");
-      } catch (const std::invalid_argument&) {
-        reader.fail(line, "search.a2a", "'" + value + "' is not one of auto, fast, fanout, deepep");
-      }
-    }
-    if (value == "fast" && search.framework == "megatron-core")
-      reader.fail(line, "search.a2a", "fast is nestfast's own all-to-all, which Megatron-LM does not run: under "
-                                      "framework megatron-core use fanout or deepep (or framework = \"nest\")");
+    // Refused here, at its line, by the rule --a2a follows (framework is read above).
+    search::resolve_all_to_all(value, parse_framework(search.framework, "search.framework"),
+                               reader.at(JobReader::line_of(*node), "search.a2a"));
     search.a2a = value;
   }
   if (const auto* node = table->get("top_k")) search.top_k = static_cast<int>(reader.integer_value(*node, "search.top_k", 1, 64));

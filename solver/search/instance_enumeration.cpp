@@ -417,4 +417,17 @@ AllToAllAlgorithm plan_all_to_all(Framework framework, AllToAllAlgorithm asked) 
   return framework == Framework::MegatronCore && asked == AllToAllAlgorithm::Fast ? AllToAllAlgorithm::Fanout : asked;
 }
 
+AllToAllAlgorithm resolve_all_to_all(const std::string& text, Framework framework, const std::string& what) {
+  if (text == "auto") return plan_all_to_all(framework, AllToAllAlgorithm::Fast);
+  if (text == "fast" && framework == Framework::MegatronCore)
+    throw std::invalid_argument(what + ": fast is nestfast's own all-to-all, which Megatron-LM does not run; for "
+                                       "megatron-core plans use fanout (its alltoall dispatcher) or deepep (its flex "
+                                       "dispatcher), or plan for framework nest");
+  try {
+    return parse_all_to_all(text, what);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(what + ": '" + text + "' is not one of auto, fast, fanout, deepep");
+  }
+}
+
 }  // namespace nestfast::search

@@ -73,6 +73,12 @@ Attention plan_attention(Framework framework, Attention asked, int cp);
 // Fanout and DeepEp run as asked.
 AllToAllAlgorithm plan_all_to_all(Framework framework, AllToAllAlgorithm asked);
 
+// The user's all-to-all choice `text` (--a2a, job key search.a2a) for plans of
+// `framework`: auto = plan_all_to_all of Fast (each framework's own); fast
+// under MegatronCore is refused (Megatron-LM has no FAST dispatcher); fanout
+// and deepep as named. Throws std::invalid_argument starting with `what`.
+AllToAllAlgorithm resolve_all_to_all(const std::string& text, Framework framework, const std::string& what);
+
 struct DpInstance {
   std::uint64_t ordinal = 0;  // position in enumerate_instances' order; the tie-break
   int problem = 0;            // which sweep point (index chosen by the caller; 0 for one solve)

@@ -122,8 +122,8 @@ TEST(JobFile, AllToAllIsTheSearchsDispatcher) {
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\na2a = \"nccl\"\n"),
             "job.toml:7: search.a2a: 'nccl' is not one of auto, fast, fanout, deepep");
   EXPECT_EQ(error_of(std::string(kMinimalSweep) + "[search]\na2a = \"fast\"\n"),
-            "job.toml:7: search.a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run: under framework "
-            "megatron-core use fanout or deepep (or framework = \"nest\")");
+            "job.toml:7: search.a2a: fast is nestfast's own all-to-all, which Megatron-LM does not run; for megatron-core "
+            "plans use fanout (its alltoall dispatcher) or deepep (its flex dispatcher), or plan for framework nest");
 }
 
 // The module sets selective recompute may checkpoint: each a comma list of

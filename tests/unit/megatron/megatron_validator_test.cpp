@@ -35,7 +35,7 @@ ClusterSpec small_cluster() {
   ClusterSpec cluster;
   cluster.name = "test";
   cluster.gpu.hbm_bytes = 80ull << 30;
-  cluster.levels = {{"node", 2, 100e9, 1e-6, 1}, {"rack", 4, 25e9, 5e-6, 1}, {"spine", 0, 12e9, 1e-5, 1}};
+  cluster.levels = {{"node", 2, 100e9, 1e-6, 1, 1, {}}, {"rack", 4, 25e9, 5e-6, 1, 1, {}}, {"spine", 0, 12e9, 1e-5, 1, 1, {}}};
   return cluster;
 }
 
