@@ -1,7 +1,10 @@
 # Third-party dependencies. All come from Debian 12 packages (see tests/run.sh).
+# FindMPI sets MPI_CXX_LIBRARY_VERSION_STRING only when asked to probe it.
+set(MPI_DETERMINE_LIBRARY_VERSION TRUE)
 find_package(MPI REQUIRED COMPONENTS C CXX)
 if(NOT MPI_CXX_LIBRARY_VERSION_STRING MATCHES "MPICH")
-  message(WARNING "nestfast is tested with MPICH; found: ${MPI_CXX_LIBRARY_VERSION_STRING}")
+  string(REGEX REPLACE "\n.*" "" mpi_library_first_line "${MPI_CXX_LIBRARY_VERSION_STRING}")
+  message(WARNING "nestfast is tested with MPICH; found: ${mpi_library_first_line}")
 endif()
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 

@@ -20,6 +20,8 @@ namespace nestfast::search {
 //    all-to-all, or DeepEP's once-per-node dispatch), not FAST; selective
 //    recompute by module; multi-token-prediction layers in the head's row;
 //    the expert-tp gather at the hottest group's load.
-inline constexpr std::uint64_t kCostModelVersion = 8;
+// 9: under the MoE all-to-all overlap, the combined 1F1B schedule's
+//    warm-up forwards and cool-down backwards run their all-to-alls alone.
+inline constexpr std::uint64_t kCostModelVersion = 9;
 
 }  // namespace nestfast::search

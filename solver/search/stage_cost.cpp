@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "solver/search/combined_1f1b.hpp"
+
 namespace nestfast {
 
 ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& execution, const ExecutionLayout& layout) {
@@ -21,6 +23,8 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   context.grad_overlap = overlap.grad_reduce;
   context.param_overlap = overlap.param_gather;
   context.p2p_overlap = overlap.p2p;
+  if (overlap.moe_a2a)
+    context.moe_a2a_alone = combined_1f1b_alone_fraction(execution.pp, execution.vpp, execution.micro_batches());
   return context;
 }
 

@@ -32,6 +32,10 @@ struct ReplicaContext {
   bool grad_overlap = false;   // Overlap::grad_reduce: per-layer buckets behind the backward
   bool param_overlap = false;  // Overlap::param_gather: per-layer weight gathers behind the forward
   bool p2p_overlap = false;    // Overlap::p2p with interleaving (vpp > 1)
+  // Under the MoE all-to-all overlap: the fraction of chunk forwards and
+  // backwards the combined 1F1B schedule runs alone, their all-to-alls
+  // exposed (combined_1f1b.hpp); 0 without it.
+  double moe_a2a_alone = 0;
 };
 
 // Per micro-batch. forward_s + backward_s + p2p_s is the stage's share of t_r.
@@ -147,10 +151,13 @@ NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const Repli
   time.tp_comm_s = table.sum(LayerColumn::ForwardTp, a, b) + table.sum(LayerColumn::BackwardTp, a, b);
   time.cp_comm_s = table.sum(LayerColumn::ForwardCp, a, b) + table.sum(LayerColumn::BackwardCp, a, b);
   // Megatron's EP all-to-all overlap refuses full recompute (transformer_config.py).
-  if (table.moe_a2a_overlap && recompute != Recompute::Full)
-    time.ep_comm_s = table.sum(LayerColumn::EpOverlapped, a, b);
-  else
-    time.ep_comm_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
+  const double ep_serial_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
+  if (table.moe_a2a_overlap && recompute != Recompute::Full) {
+    const double hidden_s = table.sum(LayerColumn::EpOverlapped, a, b);
+    time.ep_comm_s = hidden_s + replicas.moe_a2a_alone * (ep_serial_s - hidden_s);
+  } else {
+    time.ep_comm_s = ep_serial_s;
+  }
   if (replicas.zero_stage >= 3) {
     if (replicas.param_overlap) {
       // Prefetched one layer ahead: forward in layer order, backward in reverse.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "solver/cluster/collectives.hpp"
+#include "solver/search/combined_1f1b.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/memory_model.hpp"
@@ -216,6 +217,7 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   const ModelSpec model = test::moe_model();
   const ClusterSpec cluster = test::a100_cluster();
   Execution e = test::moe_execution(AllToAllAlgorithm::Fast);
+  e.global_batch = 32;  // 4 micro-batches per step (dp 8)
   const ExecutionLayout layout = compute_layout(cluster, e);
   const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   const ReplicaContext replicas = replica_context(cluster, e, layout);
@@ -223,10 +225,18 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   const double serial = table.value(LayerColumn::ForwardEp, moe) + table.value(LayerColumn::BackwardEp, moe);
   ASSERT_GT(serial, 0);
   const double compute = table.value(LayerColumn::ForwardCompute, moe) + table.value(LayerColumn::BackwardCompute, moe);
-  EXPECT_DOUBLE_EQ(table.value(LayerColumn::EpOverlapped, moe), exposed_seconds(serial, compute, 0));
+  const double hidden = exposed_seconds(serial, compute, 0);
+  EXPECT_DOUBLE_EQ(table.value(LayerColumn::EpOverlapped, moe), hidden);
+  ASSERT_LT(hidden, serial);
+  // pp 1: the first forward and the last backward of the 4 run alone, 1/4 of each.
+  EXPECT_DOUBLE_EQ(replicas.moe_a2a_alone, 0.25);
   EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::None).ep_comm_s,
-                   table.value(LayerColumn::EpOverlapped, moe));
+                   0.75 * hidden + 0.25 * serial);
   EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::Full).ep_comm_s, serial);
+  // One micro-batch: nothing to pair it with, all serial.
+  e.global_batch = 8;
+  EXPECT_DOUBLE_EQ(stage_time(table, replica_context(cluster, e, layout), moe, moe, -1, Recompute::None).ep_comm_s,
+                   serial);
   // With pp > 1 Megatron needs interleaving for it.
   e.pp = 2;
   e.dp = 4;
@@ -235,6 +245,20 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   e.vpp = 2;
   e.global_batch = 8;
   EXPECT_TRUE(layer_table_config(model, e, compute_layout(cluster, e)).moe_a2a_overlap);
+}
+
+TEST(Schedule, CombinedOneFOneBRunsWarmUpAndCoolDownAlone) {
+  // pp 1: micro-batch 0's forward and the last backward (combined_1f1b.py).
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(1, 1, 8), 1.0 / 8);
+  // Interleaved, rank 0: 2 (pp - 1) + (vpp - 1) pp + 1 warm-up chunk forwards of m vpp:
+  // pp 8, vpp 4, 128 micro-batches: 14 + 24 + 1 = 39 of 512.
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(8, 4, 128), 39.0 / 512);
+  // pp 4, vpp 2, 16 micro-batches: 6 + 4 + 1 = 11 of 32.
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 16), 11.0 / 32);
+  // Every chunk in warm-up (pp 4, vpp 2, 4 micro-batches: 11 >= 8), or no
+  // interleaving with pp > 1 (Megatron does not combine): all alone.
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 4), 1.0);
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 1, 64), 1.0);
 }
 
 TEST(Schedule, InterleavedStashFollowsMegatronsOrderChunkByChunk) {
