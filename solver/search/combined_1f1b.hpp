@@ -14,16 +14,27 @@
 //   computations are independent in all 1f1b steps" (schedules.py:963-970,
 //   get_pp_rank_microbatches), of its m x vpp chunk forwards; as many
 //   backwards cool down alone.
-// Rank 0 warms up longest, and its warm-up and cool-down bracket the step,
-// so its fraction is the one priced for every rank (a rank-independent term
-// keeps the stage cost what the DP sums).
+// Each pipeline rank prices its own fraction, so the slowest rank's time
+// per micro-batch, what the schedule's steady state and bubble scale, holds
+// its own exposed all-to-alls.
+//
+// Header-only and device-compilable: the stage kernel prices with it.
+#include "solver/cluster/host_device.hpp"
+
 namespace nestfast {
 
-// The fraction of a pipeline rank's chunk forwards (and, as many, of its
-// chunk backwards) that the combined 1F1B schedule runs alone on rank 0 of
-// `pp`, with `vpp` chunks and `micro_batches` per step: 1 where it combines
-// none (pp > 1 without interleaving, where Megatron does not run it, or
-// every chunk in warm-up).
-double combined_1f1b_alone_fraction(int pp, int vpp, int micro_batches);
+// The fraction of pipeline rank `rank`'s chunk forwards (and, as many, of
+// its chunk backwards) that the combined 1F1B schedule of `pp` ranks, `vpp`
+// chunks and `micro_batches` per step runs alone: 1 where it combines none
+// (pp > 1 without interleaving, where Megatron does not run it, or every
+// chunk in warm-up).
+NESTFAST_HD inline double combined_1f1b_alone_fraction(int pp, int vpp, int micro_batches, int rank) {
+  if (micro_batches <= 0) return 1.0;
+  if (pp == 1) return 1.0 / micro_batches;
+  if (vpp <= 1) return 1.0;
+  const int total = micro_batches * vpp;
+  const int warmup = 2 * (pp - rank - 1) + (vpp - 1) * pp + 1;
+  return static_cast<double>(warmup < total ? warmup : total) / total;
+}
 
 }  // namespace nestfast

@@ -263,7 +263,7 @@ void solve_uniform(const SolveProblem& problem, const DpInstance& spec, Instance
         footprint += chunk;
         chunk_stash.push_back(chunk.stash_bytes_per_microbatch);
         // Summed part by part with StageTime::operator+=, as evaluate_plan does, so total_s() rounds the same way.
-        rank_time += stage_time(instance.table, instance.replicas, stages[i].first_layer, stages[i].last_layer,
+        rank_time += stage_time(instance.table, instance.replicas, rank, stages[i].first_layer, stages[i].last_layer,
                                 instance.layout.stage_boundary_level(static_cast<int>(i)), mode, layers);
       }
       const double t = rank_time.total_s();

@@ -50,8 +50,8 @@ PlanCost evaluate_plan(const ModelSpec& model, const ClusterSpec& cluster, const
     RankCost& rank = cost.ranks[i % static_cast<std::size_t>(pp)];
     rank.stages.push_back(static_cast<int>(i));
     rank.layers += stage.last_layer - stage.first_layer + 1;
-    rank.time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
-                            stage.recompute_layers);
+    rank.time += stage_time(table, replicas, static_cast<int>(i) % pp, stage.first_layer, stage.last_layer,
+                            stage.boundary_level, stage.recompute, stage.recompute_layers);
     const StageFootprint chunk =
         stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute, stage.recompute_layers);
     footprints[i % static_cast<std::size_t>(pp)] += chunk;

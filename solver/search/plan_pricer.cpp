@@ -15,8 +15,8 @@ RankPrice price_rank(const Execution& plan, int rank, const LayerTable& table, c
   std::vector<double> chunk_stash;
   for (std::size_t i = static_cast<std::size_t>(rank); i < plan.stages.size(); i += static_cast<std::size_t>(plan.pp)) {
     const StagePlan& stage = plan.stages[i];
-    time += stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level, stage.recompute,
-                       stage.recompute_layers);
+    time += stage_time(table, replicas, rank, stage.first_layer, stage.last_layer, stage.boundary_level,
+                       stage.recompute, stage.recompute_layers);
     const StageFootprint chunk =
         stage_footprint(table, stage.first_layer, stage.last_layer, stage.recompute, stage.recompute_layers);
     footprint += chunk;

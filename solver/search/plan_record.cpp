@@ -143,8 +143,8 @@ PlanRecord plan_record(const ModelSpec& model, const ClusterSpec& cluster, const
     }
     out.recompute = stage.recompute;
     out.recompute_layers = stage.recompute_layers;
-    const StageTime time = stage_time(table, replicas, stage.first_layer, stage.last_layer, stage.boundary_level,
-                                      stage.recompute, stage.recompute_layers);
+    const StageTime time = stage_time(table, replicas, out.pipeline_rank, stage.first_layer, stage.last_layer,
+                                      stage.boundary_level, stage.recompute, stage.recompute_layers);
     double forward = 0;
     for (LayerColumn column : {LayerColumn::ForwardCompute, LayerColumn::ForwardTp, LayerColumn::ForwardCp,
                                LayerColumn::ForwardEp}) {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "solver/search/combined_1f1b.hpp"
-
 namespace nestfast {
 
 ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& execution, const ExecutionLayout& layout) {
@@ -23,14 +21,15 @@ ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& exec
   context.grad_overlap = overlap.grad_reduce;
   context.param_overlap = overlap.param_gather;
   context.p2p_overlap = overlap.p2p;
-  if (overlap.moe_a2a)
-    context.moe_a2a_alone = combined_1f1b_alone_fraction(execution.pp, execution.vpp, execution.micro_batches());
+  context.pp = execution.pp;
+  context.vpp = execution.vpp;
+  context.micro_batches = execution.micro_batches();
   return context;
 }
 
-StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int first_layer, int last_layer,
+StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int rank, int first_layer, int last_layer,
                      int boundary_level, Recompute recompute, int recompute_layers) {
-  return stage_kernel::stage_time(table.view(), replicas, first_layer, last_layer, boundary_level, recompute,
+  return stage_kernel::stage_time(table.view(), replicas, rank, first_layer, last_layer, boundary_level, recompute,
                                   recompute_layers);
 }
 

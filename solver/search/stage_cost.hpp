@@ -18,9 +18,10 @@ namespace nestfast {
 
 ReplicaContext replica_context(const ClusterSpec& cluster, const Execution& execution, const ExecutionLayout& layout);
 
+// `rank`: the stage's pipeline rank (its index in Execution::stages mod pp).
 // `boundary_level` < 0: no incoming p2p (first stage, or same rank).
 // `recompute_layers`: StagePlan::recompute_layers (block recompute under Full).
-StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int first_layer, int last_layer,
+StageTime stage_time(const LayerTable& table, const ReplicaContext& replicas, int rank, int first_layer, int last_layer,
                      int boundary_level, Recompute recompute, int recompute_layers = 0);
 
 StageFootprint stage_footprint(const LayerTable& table, int first_layer, int last_layer, Recompute recompute,

@@ -8,6 +8,7 @@
 // (0 = embedding, 1..L = blocks, L+1 = head), as in stage_cost.hpp.
 #include "solver/cluster/collective_kernel.hpp"
 #include "solver/cluster/host_device.hpp"
+#include "solver/search/combined_1f1b.hpp"
 #include "solver/search/execution.hpp"
 #include "solver/search/layer_table.hpp"
 #include "solver/search/memory_model.hpp"
@@ -32,10 +33,11 @@ struct ReplicaContext {
   bool grad_overlap = false;   // Overlap::grad_reduce: per-layer buckets behind the backward
   bool param_overlap = false;  // Overlap::param_gather: per-layer weight gathers behind the forward
   bool p2p_overlap = false;    // Overlap::p2p with interleaving (vpp > 1)
-  // Under the MoE all-to-all overlap: the fraction of chunk forwards and
-  // backwards the combined 1F1B schedule runs alone, their all-to-alls
-  // exposed (combined_1f1b.hpp); 0 without it.
-  double moe_a2a_alone = 0;
+  // The schedule, for what the combined 1F1B schedule of the MoE
+  // all-to-all overlap runs alone on each pipeline rank (combined_1f1b.hpp).
+  int pp = 1;
+  int vpp = 1;
+  int micro_batches = 1;
 };
 
 // Per micro-batch. forward_s + backward_s + p2p_s is the stage's share of t_r.
@@ -138,8 +140,8 @@ NESTFAST_HD inline int recompute_last(int first, int last, Recompute recompute, 
   return end < last ? end : last;
 }
 
-// `boundary_level` < 0: no incoming p2p.
-NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const ReplicaContext& replicas, int first,
+// `rank`: the stage's pipeline rank. `boundary_level` < 0: no incoming p2p.
+NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const ReplicaContext& replicas, int rank, int first,
                                         int last, int boundary_level, Recompute recompute, int recompute_layers = 0) {
   const int a = first, b = last;
   StageTime time;
@@ -154,7 +156,8 @@ NESTFAST_HD inline StageTime stage_time(const LayerTableView& table, const Repli
   const double ep_serial_s = table.sum(LayerColumn::ForwardEp, a, b) + table.sum(LayerColumn::BackwardEp, a, b);
   if (table.moe_a2a_overlap && recompute != Recompute::Full) {
     const double hidden_s = table.sum(LayerColumn::EpOverlapped, a, b);
-    time.ep_comm_s = hidden_s + replicas.moe_a2a_alone * (ep_serial_s - hidden_s);
+    const double alone = combined_1f1b_alone_fraction(replicas.pp, replicas.vpp, replicas.micro_batches, rank);
+    time.ep_comm_s = hidden_s + alone * (ep_serial_s - hidden_s);
   } else {
     time.ep_comm_s = ep_serial_s;
   }

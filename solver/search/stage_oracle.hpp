@@ -58,7 +58,7 @@ struct DpStageOracle {
       const Recompute mode = modes[k];
       if (memory(a, b, rank, mode) > hbm_bytes) continue;
       const double t =
-          stage_kernel::stage_time(table, replicas, a, b - 1, rank_level[rank], mode, full_layers).total_s();
+          stage_kernel::stage_time(table, replicas, rank, a, b - 1, rank_level[rank], mode, full_layers).total_s();
       if (mode == Recompute::None) {
         best.time_s = t;
         best.recompute = mode;

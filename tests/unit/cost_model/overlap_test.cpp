@@ -102,7 +102,7 @@ TEST(Overlap, InterleavedChunksExposeOnlyTheFirstChunksFirstLayer) {
 TEST(Overlap, ZeroThreeGathersArePrefetchedOneLayerAhead) {
   const LayerTable table = hand_table();
   ReplicaContext replicas = replicas_with(3, true, true);
-  const StageTime time = stage_time(table, replicas, 1, 3, -1, Recompute::None);
+  const StageTime time = stage_time(table, replicas, 0, 1, 3, -1, Recompute::None);
   // forward: layer 1's gather 0.75 + exposed of 2, 3 (0.05 + 0.05); backward: layer 3's gather
   // 0.75 + exposed of 1, 2 behind the backward of 2, 3 (0.02 + 0.02).
   EXPECT_DOUBLE_EQ(time.zero3_gather_s, 0.85 + 0.79);
@@ -229,13 +229,12 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   EXPECT_DOUBLE_EQ(table.value(LayerColumn::EpOverlapped, moe), hidden);
   ASSERT_LT(hidden, serial);
   // pp 1: the first forward and the last backward of the 4 run alone, 1/4 of each.
-  EXPECT_DOUBLE_EQ(replicas.moe_a2a_alone, 0.25);
-  EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::None).ep_comm_s,
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, 0, moe, moe, -1, Recompute::None).ep_comm_s,
                    0.75 * hidden + 0.25 * serial);
-  EXPECT_DOUBLE_EQ(stage_time(table, replicas, moe, moe, -1, Recompute::Full).ep_comm_s, serial);
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, 0, moe, moe, -1, Recompute::Full).ep_comm_s, serial);
   // One micro-batch: nothing to pair it with, all serial.
   e.global_batch = 8;
-  EXPECT_DOUBLE_EQ(stage_time(table, replica_context(cluster, e, layout), moe, moe, -1, Recompute::None).ep_comm_s,
+  EXPECT_DOUBLE_EQ(stage_time(table, replica_context(cluster, e, layout), 0, moe, moe, -1, Recompute::None).ep_comm_s,
                    serial);
   // With pp > 1 Megatron needs interleaving for it.
   e.pp = 2;
@@ -249,16 +248,43 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
 
 TEST(Schedule, CombinedOneFOneBRunsWarmUpAndCoolDownAlone) {
   // pp 1: micro-batch 0's forward and the last backward (combined_1f1b.py).
-  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(1, 1, 8), 1.0 / 8);
-  // Interleaved, rank 0: 2 (pp - 1) + (vpp - 1) pp + 1 warm-up chunk forwards of m vpp:
-  // pp 8, vpp 4, 128 micro-batches: 14 + 24 + 1 = 39 of 512.
-  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(8, 4, 128), 39.0 / 512);
-  // pp 4, vpp 2, 16 micro-batches: 6 + 4 + 1 = 11 of 32.
-  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 16), 11.0 / 32);
-  // Every chunk in warm-up (pp 4, vpp 2, 4 micro-batches: 11 >= 8), or no
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(1, 1, 8, 0), 1.0 / 8);
+  // Interleaved, rank r: 2 (pp - r - 1) + (vpp - 1) pp + 1 warm-up chunk forwards of m vpp.
+  // pp 8, vpp 4, 128 micro-batches: rank 0 14 + 24 + 1 = 39 of 512, rank 7 0 + 24 + 1 = 25.
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(8, 4, 128, 0), 39.0 / 512);
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(8, 4, 128, 7), 25.0 / 512);
+  // pp 4, vpp 2, 16 micro-batches, rank 1: 4 + 4 + 1 = 9 of 32.
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 16, 1), 9.0 / 32);
+  // Every chunk in warm-up (pp 4, vpp 2, 4 micro-batches, rank 0: 11 >= 8), or no
   // interleaving with pp > 1 (Megatron does not combine): all alone.
-  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 4), 1.0);
-  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 1, 64), 1.0);
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 2, 4, 0), 1.0);
+  EXPECT_DOUBLE_EQ(combined_1f1b_alone_fraction(4, 1, 64, 0), 1.0);
+}
+
+// Each pipeline rank's stages price its own warm-up: the same MoE layer costs
+// rank 0 more exposed all-to-all than the last rank.
+TEST(Overlap, MoeAllToAllExposedByEachRanksOwnWarmUp) {
+  const ModelSpec model = test::moe_model();
+  const ClusterSpec cluster = test::a100_cluster();
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fast);
+  e.pp = 2;
+  e.vpp = 2;
+  e.dp = 4;
+  e.ep = 4;
+  e.global_batch = 16;  // 4 micro-batches, 8 chunk forwards per rank
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTable table = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  ASSERT_TRUE(table.view().moe_a2a_overlap);
+  const ReplicaContext replicas = replica_context(cluster, e, layout);
+  const int moe = 1;
+  const double serial = table.value(LayerColumn::ForwardEp, moe) + table.value(LayerColumn::BackwardEp, moe);
+  const double hidden = table.value(LayerColumn::EpOverlapped, moe);
+  ASSERT_LT(hidden, serial);
+  // rank 0: 2 + 2 + 1 = 5 of 8 alone; rank 1: 0 + 2 + 1 = 3 of 8.
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, 0, moe, moe, -1, Recompute::None).ep_comm_s,
+                   hidden + 5.0 / 8 * (serial - hidden));
+  EXPECT_DOUBLE_EQ(stage_time(table, replicas, 1, moe, moe, -1, Recompute::None).ep_comm_s,
+                   hidden + 3.0 / 8 * (serial - hidden));
 }
 
 TEST(Schedule, InterleavedStashFollowsMegatronsOrderChunkByChunk) {
