@@ -2,6 +2,7 @@
 # Needs NESTFAST, MPIEXEC and TEST_TMPDIR from ctest.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/one_line_error.sh"  # expect_one_line_error
 
 MPIEXEC=${MPIEXEC:-mpiexec}
 # One thread per rank: the tests oversubscribe the cores anyway.
@@ -48,15 +49,3 @@ catalog_data() {
   h5dump -d /plans -d /stages -g /models -g /clusters "$1" | tail -n +2  # line 1 names the file
 }
 
-# Runs a command that must fail: exit code $1, and stderr must be exactly one
-# line containing $2. Never a hang: bounded by timeout.
-expect_one_line_error() {
-  local code=$1 pattern=$2
-  shift 2
-  local rc=0
-  timeout 120 "$@" >out.txt 2>err.txt || rc=$?
-  [ "$rc" -ne 124 ] || fail "hung (timeout): $*"
-  [ "$rc" -eq "$code" ] || { cat err.txt >&2; fail "exit $rc, expected $code: $*"; }
-  [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt >&2; fail "stderr is not one line: $*"; }
-  grep -q -- "$pattern" err.txt || { cat err.txt >&2; fail "stderr lacks '$pattern': $*"; }
-}

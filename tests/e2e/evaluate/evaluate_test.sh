@@ -5,16 +5,12 @@ set -euo pipefail
 : "${NESTFAST:?}" "${TEST_TMPDIR:?}" "${NESTFAST_SOURCE_DIR:?}"
 mkdir -p "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$NESTFAST_SOURCE_DIR/tests/e2e/one_line_error.sh"  # expect_one_line_error
 # Bad input: one line on stderr naming the flag (or saying what is wrong), exit 2.
-expect_bad() {
-  local flag=$1; shift
-  set +e
-  "$NESTFAST" evaluate "$@" > /dev/null 2> "$TEST_TMPDIR/err.txt"
-  local code=$?
-  set -e
-  [ "$code" -eq 2 ] || fail "exit $code (want 2) for: $*"
-  [ "$(wc -l < "$TEST_TMPDIR/err.txt")" -eq 1 ] || fail "not one line for: $*: $(cat "$TEST_TMPDIR/err.txt")"
-  grep -q -- "$flag" "$TEST_TMPDIR/err.txt" || fail "error does not name $flag: $(cat "$TEST_TMPDIR/err.txt")"
+expect_bad() {  # expect_bad PATTERN ARGS...: `nestfast evaluate ARGS` exits 2 with one stderr line holding PATTERN
+  local pattern=$1
+  shift
+  (cd "$TEST_TMPDIR" && expect_one_line_error 2 "$pattern" "$NESTFAST" evaluate "$@")
 }
 
 gpt3=(--model gpt3-175b --cluster selene-a100 --gpus 1024 --tp 8 --pp 16 --gbs 1536 --mbs 1)

@@ -4,9 +4,10 @@
 # them, and equals the exhaustive optimum on a small model), restrictions
 # honoured, "no feasible plan" naming the constraint, bad input exit 2.
 set -euo pipefail
-: "${NESTFAST:?}" "${TEST_TMPDIR:?}"
+: "${NESTFAST:?}" "${TEST_TMPDIR:?}" "${NESTFAST_SOURCE_DIR:?}"
 mkdir -p "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$NESTFAST_SOURCE_DIR/tests/e2e/one_line_error.sh"  # expect_one_line_error
 
 # 1. The text report.
 "$NESTFAST" solve --model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --threads 2 > "$TEST_TMPDIR/report.txt"
@@ -165,15 +166,10 @@ grep -q "no feasible plan: .*needs .* GiB per device at tp=.*HBM is 80.0 GiB" "$
   fail "unexpected infeasibility message: $(cat "$TEST_TMPDIR/nofit.err")"
 
 # 5. Bad input: one line on stderr naming the flag, exit 2.
-expect_bad() {
-  local word=$1; shift
-  set +e
-  "$NESTFAST" solve "$@" > /dev/null 2> "$TEST_TMPDIR/bad.err"
-  local code=$?
-  set -e
-  [ "$code" -eq 2 ] || fail "'$*' exited $code, expected 2"
-  [ "$(wc -l < "$TEST_TMPDIR/bad.err")" -eq 1 ] || fail "'$*' printed more than one line: $(cat "$TEST_TMPDIR/bad.err")"
-  grep -q -- "$word" "$TEST_TMPDIR/bad.err" || fail "'$*' error does not name $word: $(cat "$TEST_TMPDIR/bad.err")"
+expect_bad() {  # expect_bad PATTERN ARGS...: `nestfast solve ARGS` exits 2 with one stderr line holding PATTERN
+  local pattern=$1
+  shift
+  (cd "$TEST_TMPDIR" && expect_one_line_error 2 "$pattern" "$NESTFAST" solve "$@")
 }
 base=(--model llama2-7b --cluster selene-a100 --gpus 64 --gbs 512 --no-baselines)
 expect_bad --tp "${base[@]}" --tp 2,x
