@@ -20,6 +20,7 @@
 //
 // Header-only and device-compilable: the stage kernel prices with it.
 #include "solver/cluster/host_device.hpp"
+#include "solver/search/pipeline_time.hpp"
 
 namespace nestfast {
 
@@ -33,7 +34,7 @@ NESTFAST_HD inline double combined_1f1b_alone_fraction(int pp, int vpp, int micr
   if (pp == 1) return 1.0 / micro_batches;
   if (vpp <= 1) return 1.0;
   const int total = micro_batches * vpp;
-  const int warmup = 2 * (pp - rank - 1) + (vpp - 1) * pp + 1;
+  const int warmup = interleaved_warmup_chunks(pp, vpp, rank) + 1;  // one more under this overlap
   return static_cast<double>(warmup < total ? warmup : total) / total;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "solver/search/pipeline_time.hpp"
+
 namespace nestfast {
 
 ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage, Optimizer optimizer,
@@ -12,7 +14,7 @@ ParamStateBytes param_state_bytes(double params, int group_size, int zero_stage,
 
 double stash_depth(int rank, int pp, int vpp, int micro_batches) {
   if (vpp == 1) return std::min(pp - rank, micro_batches);
-  const int chunk_microbatches = std::min(2 * (pp - rank - 1) + (vpp - 1) * pp + 1, micro_batches * vpp);
+  const int chunk_microbatches = std::min(interleaved_warmup_chunks(pp, vpp, rank) + 1, micro_batches * vpp);
   return static_cast<double>(chunk_microbatches) / vpp;
 }
 
@@ -21,7 +23,7 @@ double interleaved_stash_depth(int rank, int pp, int vpp, int micro_batches, con
   for (double bytes : chunk_stash) per_microbatch += bytes;
   if (vpp == 1 || per_microbatch <= 0) return stash_depth(rank, pp, vpp, micro_batches);
   const int total = micro_batches * vpp;
-  const int warmup = std::min(2 * (pp - rank - 1) + (vpp - 1) * pp, total);
+  const int warmup = std::min(interleaved_warmup_chunks(pp, vpp, rank), total);
   const auto forward_chunk = [&](int k) { return chunk_stash[static_cast<std::size_t>((k / pp) % vpp)]; };
   const auto backward_chunk = [&](int k) { return chunk_stash[static_cast<std::size_t>(vpp - 1 - (k / pp) % vpp)]; };
   double held = 0;

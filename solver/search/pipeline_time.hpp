@@ -17,7 +17,19 @@
 // warm-up and its backward transfer once in cool-down: the stage's
 // fw + bw p2p, once per iteration. With blocking p2p (1F1B, or interleaved
 // without overlap) every transfer is already in t_max and W = 0.
+#include "solver/cluster/host_device.hpp"
+
 namespace nestfast {
+
+// Chunk forwards pipeline rank `rank` runs before its first backward in
+// Megatron's interleaved 1F1B: 2 (pp - rank - 1) + (vpp - 1) g with g =
+// --microbatch-group-size-per-virtual-pipeline-stage, pp unless set
+// (megatron/core/pipeline_parallel/schedules.py get_pp_rank_microbatches at
+// d98e8a64), not capped at the m x vpp there are. Device-compilable: the
+// stage kernel's combined 1F1B term counts with it too.
+NESTFAST_HD inline int interleaved_warmup_chunks(int pp, int vpp, int rank) {
+  return 2 * (pp - rank - 1) + (vpp - 1) * pp;
+}
 
 struct PipelineTime {
   double steady_s = 0;  // m * t_max
