@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # FAST on a network with real incast: 4 servers x 2 ranks as network
-# namespaces on a shaped bridge (200 Mbit/s NICs, 64 KiB switch buffers).
+# namespaces on a shaped bridge (200 Mbit/s NICs, 256 KiB switch buffers).
 # Under hot:5, MPI_Alltoallv (mpi) and fanout overflow the switch buffers
 # (tc drops) while fast drops nothing beyond what a run with no real traffic
 # drops; every algorithm delivers every byte; the lower bound is the server
@@ -19,7 +19,14 @@ cd "$TEST_TMPDIR"
 testbed=$NESTFAST_SOURCE_DIR/tests/testbed/netcluster.sh
 export NESTFAST_TESTBED_ROOT=$TEST_TMPDIR/testbeds
 
-up=$("$testbed" up 4 2 200mbit 64k) || fail "testbed up failed"
+# The switch buffer is 256 KiB, 10 ms at 200 Mbit/s: the emulated switch is
+# the host's softirqs, and on 2 busy cores they stall for milliseconds. With
+# 64 KiB (2.6 ms) a control with no incast at all (each server sending 1 MiB
+# per rank to one other server, `mpi`) dropped 7 packets in 2 of 40 runs and
+# fast 1-2 in 2 of 40; with 128 KiB and 256 KiB both dropped none in 40 runs
+# each while mpi and fanout dropped 378-632 and 480-815 per run under hot:5
+# (tests/testbed/netcluster.sh up 4 2 200mbit BUFFER, a2a bench --iters 3).
+up=$("$testbed" up 4 2 200mbit 256k) || fail "testbed up failed"
 eval "$up"
 trap '"$testbed" down' EXIT
 trap 'exit 130' INT TERM
