@@ -20,12 +20,9 @@ testbed=$NESTFAST_SOURCE_DIR/tests/testbed/netcluster.sh
 export NESTFAST_TESTBED_ROOT=$TEST_TMPDIR/testbeds
 
 # The switch buffer is 256 KiB, 10 ms at 200 Mbit/s: the emulated switch is
-# the host's softirqs, and on 2 busy cores they stall for milliseconds. With
-# 64 KiB (2.6 ms) a control with no incast at all (each server sending 1 MiB
-# per rank to one other server, `mpi`) dropped 7 packets in 2 of 40 runs and
-# fast 1-2 in 2 of 40; with 128 KiB and 256 KiB both dropped none in 40 runs
-# each while mpi and fanout dropped 378-632 and 480-815 per run under hot:5
-# (tests/testbed/netcluster.sh up 4 2 200mbit BUFFER, a2a bench --iters 3).
+# the host's softirqs, which stall for milliseconds on 2 busy cores, and at
+# 64 KiB traffic that cannot incast dropped packets too (the measurements:
+# docs/testbed.md, "Why 256 KiB").
 up=$("$testbed" up 4 2 200mbit 256k) || fail "testbed up failed"
 eval "$up"
 trap '"$testbed" down' EXIT
