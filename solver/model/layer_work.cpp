@@ -432,7 +432,19 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   work.hbm_bytes += sharding.expert_imbalance * expert_tokens * d.h * 4 * d.e;
   const std::size_t shared_first = work.gemms.size();
   const double hbm_before_shared = work.hbm_bytes;
-  if (moe.shared_experts > 0) add_mlp(work, d, t, width * moe.shared_experts, 1);
+  if (moe.shared_experts > 0) {
+    add_mlp(work, d, t, width * moe.shared_experts, 1);
+    // fc2 is the last GEMM add_mlp adds (GeLU's one entry holds both: half of it).
+    work.shared_fc1.gemms.assign(work.gemms.begin() + static_cast<std::ptrdiff_t>(shared_first), work.gemms.end());
+    LayerWork::Gemm& last = work.shared_fc1.gemms.back();
+    const LayerWork::Gemm fc2{last.flops, d.gelu ? last.count / 2 : last.count};
+    last.count -= fc2.count;
+    if (last.count <= 0) work.shared_fc1.gemms.pop_back();
+    work.shared_fc2.gemms.push_back(fc2);
+    work.shared_fc1.hbm_bytes = work.hbm_bytes - hbm_before_shared;  // the activation
+    work.shared_fc1.kernels = 2;  // fc1 and the activation
+    work.shared_fc2.kernels = 1;
+  }
   // TP traffic of the MLP half (add_attention counted the dense MLP's one
   // unit of t h). Shared experts keep it: SharedExpertMLP's TE linears
   // all-gather and reduce-scatter t h under sp (shared_experts.py:574-584).

@@ -102,6 +102,19 @@ struct LayerWork {
   double cp_kv_bytes = 0;           // K and V block one ring step passes
   double ep_bytes = 0;              // one all-to-all's bytes sent per device (dispatch; combine equal)
   int ep_all_to_alls_forward = 0;
+  // The shared experts' forward in the two parts Megatron's
+  // --moe-shared-expert-overlap runs on a side stream beside the dispatcher
+  // (moe/token_dispatcher.py:705-717 and :864-873 at d98e8a64): fc1 and the
+  // activation beside the dispatch all-to-all, fc2 beside the combine. A
+  // copy of what `gemms` and `hbm_bytes` already hold (empty without shared
+  // experts); their TP unit is the one tp_collectives_* keep for them.
+  struct SidePart {
+    std::vector<Gemm> gemms;
+    double hbm_bytes = 0;
+    double kernels = 0;
+  };
+  SidePart shared_fc1;
+  SidePart shared_fc2;
 
   double dense_params = 0;   // on this device, replicated over the dense dp group
   double expert_params = 0;  // on this device, replicated over the expert dp group

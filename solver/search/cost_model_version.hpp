@@ -22,6 +22,8 @@ namespace nestfast::search {
 //    the expert-tp gather at the hottest group's load.
 // 9: under the MoE all-to-all overlap, the combined 1F1B schedule's
 //    warm-up forwards and cool-down backwards run their all-to-alls alone.
-inline constexpr std::uint64_t kCostModelVersion = 9;
+// 10: --moe-shared-expert-overlap: the shared experts beside their layer's
+//    dispatch and combine (Overlap::moe_shared, on by default where it runs).
+inline constexpr std::uint64_t kCostModelVersion = 10;
 
 }  // namespace nestfast::search

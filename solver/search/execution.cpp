@@ -44,6 +44,8 @@ Overlap effective_overlap(const Execution& plan) {
   // Megatron refuses it beside the moe recompute module (transformer_config.py:3030-3032).
   runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1) &&
                  !has_module(plan.recompute_modules, RecomputeModule::Moe);
+  runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a &&
+                    !has_module(plan.recompute_modules, RecomputeModule::SharedExperts);
   return runs;
 }
 
@@ -61,7 +63,8 @@ constexpr OverlapName kOverlapNames[] = {{"grad", &Overlap::grad_reduce},
                                          {"param", &Overlap::param_gather},
                                          {"tp", &Overlap::tp_comm},
                                          {"p2p", &Overlap::p2p},
-                                         {"a2a", &Overlap::moe_a2a}};
+                                         {"a2a", &Overlap::moe_a2a},
+                                         {"shared", &Overlap::moe_shared}};
 
 }  // namespace
 
@@ -101,7 +104,7 @@ Overlap parse_overlap(const std::vector<std::string>& names, const std::string& 
       overlap.*entry.flag = known = true;
     }
     if (!known) {
-      throw std::invalid_argument(what + ": '" + item + "' is not one of grad, param, tp, p2p, a2a (or all, none alone)");
+      throw std::invalid_argument(what + ": '" + item + "' is not one of grad, param, tp, p2p, a2a, shared (or all, none alone)");
     }
   }
   return overlap;

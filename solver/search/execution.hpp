@@ -114,8 +114,9 @@ enum class GradReduce { Fp32, Bf16 };
 // flags switch it on (each is priced as max(0, comm - the compute it hides
 // behind) plus the slowdown of that compute while the two share SMs and HBM:
 // solver/search/overlap.hpp). Where a flag cannot apply (tp_comm without
-// sequence parallelism, p2p without interleaving, moe_a2a without expert
-// parallelism) the communication is priced serial, as Megatron runs it.
+// sequence parallelism, p2p without interleaving, moe_a2a and moe_shared
+// without expert parallelism) the communication is priced serial, as
+// Megatron runs it.
 struct Overlap {
   bool grad_reduce = true;   // --overlap-grad-reduce: DP gradient all-reduce / reduce-scatter, bucket by
                              // bucket, behind the last micro-batch's backward
@@ -127,8 +128,11 @@ struct Overlap {
                              // --no-overlap-p2p-communication turns it off); plain 1F1B is blocking
   bool moe_a2a = true;       // --overlap-moe-expert-parallel-comm: a layer's EP all-to-alls behind another
                              // micro-batch's compute (needs ep > 1, interleaving when pp > 1, no full recompute)
+  bool moe_shared = true;    // --moe-shared-expert-overlap: the shared experts on a side stream beside the
+                             // same layer's dispatch and combine (needs ep > 1, not beside moe_a2a; inert
+                             // on a model without shared experts, as Megatron's flag is)
 
-  static Overlap none() { return {false, false, false, false, false}; }
+  static Overlap none() { return {false, false, false, false, false, false}; }
   bool operator==(const Overlap&) const = default;
 };
 
@@ -198,7 +202,10 @@ struct Execution {
 // over dp*cp > 1), arguments.py:1024; tp_comm with sequence parallelism,
 // arguments.py:1441; p2p with interleaving, arguments.py:1010; moe_a2a with
 // ep > 1 and, when pp > 1, interleaving, transformer_config.py:3007, and
-// not beside the moe recompute module, :3030-3032).
+// not beside the moe recompute module, :3030-3032; moe_shared with ep > 1
+// (the alltoall or flex dispatcher, transformer_config.py:1820-1826), not
+// beside moe_a2a, which takes precedence (:3039-3041), nor beside the
+// shared_experts recompute module (:1991-1998)).
 Overlap effective_overlap(const Execution& plan);
 
 const char* to_string(Recompute mode);
@@ -208,7 +215,7 @@ const char* to_string(Optimizer optimizer);
 const char* to_string(Framework framework);  // "megatron-core", "nest"
 const char* to_string(Attention attention);  // "flash", "unfused"
 const char* to_string(GradReduce dtype);     // "fp32", "bf16"
-// "grad,param,tp,p2p,a2a" (the ones on), "all" or "none".
+// "grad,param,tp,p2p,a2a,shared" (the ones on), "all" or "none".
 std::string to_string(const Overlap& overlap);
 // Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout|deepep",
 // "megatron-core|nest", "flash|unfused", "fp32|bf16" and the names of the overlaps that

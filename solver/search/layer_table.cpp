@@ -33,6 +33,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   const Overlap overlap = effective_overlap(execution);
   config.tp_comm_overlap = overlap.tp_comm;
   config.moe_a2a_overlap = overlap.moe_a2a;
+  config.moe_shared_overlap = overlap.moe_shared;
   return config;
 }
 
@@ -197,8 +198,13 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     const double latent_one = latent ? tp_unit(work.tp_latent_bytes) : 0.0;
     const bool expert = work.tp_expert_collectives_forward + work.tp_expert_collectives_backward > 0;
     const double expert_one = expert ? tp_unit(work.tp_expert_bytes) : 0.0;
-    double tp_fw = work.tp_collectives_forward * tp_one;
-    double tp_bw = work.tp_collectives_backward * tp_one;
+    // --moe-shared-expert-overlap takes the shared experts' TP unit out of
+    // TransformerEngine's linears (no userbuffer overlap, shared_experts.py
+    // :163-175) onto their side stream: serial there, beside the all-to-alls.
+    const bool shared_side = config.moe_shared_overlap && work.ep_all_to_alls_forward > 0 && !work.shared_fc2.gemms.empty();
+    const double shared_unit = shared_side ? tp_one : 0.0;
+    double tp_fw = work.tp_collectives_forward * tp_one - shared_unit;
+    double tp_bw = work.tp_collectives_backward * tp_one - shared_unit;
     if (latent) {
       tp_fw += work.tp_latent_collectives_forward * latent_one;
       tp_bw += work.tp_latent_collectives_backward * latent_one;
@@ -213,7 +219,9 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       tp_fw = last_chunks_fw + exposed_seconds(tp_fw - last_chunks_fw, gemms_fw, slowdown);
       tp_bw = last_chunks_bw + exposed_seconds(tp_bw - last_chunks_bw, 2 * gemms_fw, slowdown);
     }
-    const double tp_dense_fw = tp_fw;  // the TransformerEngine linears' share, as exposed
+    tp_fw += shared_unit;
+    tp_bw += shared_unit;
+    const double tp_dense_fw = tp_fw;  // the TP units of tp_bytes and latents, as exposed
     // The routed experts' all-gather and reduce-scatter over expert-tp run
     // in the token dispatcher, not in a TransformerEngine linear: never
     // userbuffer-overlapped (layer_work.cpp's moe_block_work).
@@ -230,17 +238,36 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       cp_bw = exposed_seconds(2 * (config.cp - 1) * step, attention_bw, slowdown);
     }
     const double ep_one = work.ep_all_to_alls_forward > 0 ? all_to_all(work.ep_bytes) : 0.0;
-    const double ep_fw = work.ep_all_to_alls_forward * ep_one;
-    const double ep_bw = ep_fw;
+    double ep_fw = work.ep_all_to_alls_forward * ep_one;
+    double ep_bw = ep_fw;
     // Megatron's combined 1F1B runs one micro-batch's forward beside
     // another's backward: each all-to-all hides behind the other's compute.
     const double ep_overlapped = exposed_seconds(ep_fw + ep_bw, forward + backward, slowdown);
+    if (shared_side) {
+      // The side stream: the gather and fc1 with the activation beside the
+      // dispatch, fc2 and the reduce-scatter beside the combine (without sp
+      // no gather, an all-reduce after fc2); the backward mirrors it, each
+      // all-to-all's gradient beside the gradients of the same part
+      // (token_dispatcher.py:658-717, :858-873). The shared experts' compute
+      // stays in `forward` / `backward`; the all-to-alls hide behind it.
+      auto side = [&](const LayerWork::SidePart& part) {
+        return gemms_time(gpu, part.gemms) + hbm_time(gpu, part.hbm_bytes) + part.kernels * gpu.kernel_overhead_s;
+      };
+      const double gather = config.sp ? all_gather_time(cluster, config.tp_group, work.tp_bytes) : 0.0;
+      const double reduce = config.sp ? reduce_scatter_time(cluster, config.tp_group, work.tp_bytes)
+                                      : all_reduce_time(cluster, config.tp_group, work.tp_bytes);
+      const double fc1 = side(work.shared_fc1), fc2 = side(work.shared_fc2);
+      ep_fw = exposed_seconds(ep_one, gather + fc1, slowdown) + exposed_seconds(ep_one, fc2 + reduce, slowdown);
+      // Each collective's gradient is its mirror: the gather's a reduce-scatter
+      // (without sp the copy's an all-reduce), the reduce's a gather (or nothing).
+      ep_bw = exposed_seconds(ep_one, 2 * fc2 + gather, slowdown) + exposed_seconds(ep_one, 2 * fc1 + reduce, slowdown);
+    }
     // Selective: what the checkpointed modules run again before their
     // backward (layer_work's `selective`): the core attention's forward
     // (attention.py:1555 at Megatron-LM d98e8a64), a fused kernel's as well,
     // and under cp the ring with it; the other modules' GEMMs, memory-bound
     // ops and launches, and their collectives at the forward's price (the TP
-    // ones as overlapped as the forward's, the all-to-alls in full).
+    // ones and the all-to-alls as overlapped as the forward's).
     double selective = 0;
     if (block) {
       if (work.selective.attention_core) selective += attention_fw + cp_fw;
@@ -252,7 +279,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
         selective += units_fw > 0 ? again * tp_dense_fw / units_fw : again;
       }
       if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * expert_one;
-      selective += work.selective.ep_all_to_alls * ep_one;
+      if (work.ep_all_to_alls_forward > 0) selective += work.selective.ep_all_to_alls * ep_fw / work.ep_all_to_alls_forward;
     }
     return RowPrice{forward, backward, tp_fw, tp_bw, cp_fw, cp_bw, ep_fw, ep_bw, ep_overlapped, selective,
                     block ? forward + tp_fw + cp_fw + ep_fw : 0.0};

@@ -43,9 +43,11 @@ struct LayerTableConfig {
   double grad_reduce_bytes_per_param = 4;  // the DP gradient collectives' dtype (Execution::grad_reduce)
   // Overlaps that apply to this configuration (Execution::overlap where
   // Megatron can run it): TP comm needs sp and tp > 1; the MoE all-to-all
-  // overlap needs ep > 1 and, with pp > 1, interleaving.
+  // overlap needs ep > 1 and, with pp > 1, interleaving; the shared-expert
+  // overlap needs ep > 1 and not the former.
   bool tp_comm_overlap = false;
   bool moe_a2a_overlap = false;
+  bool moe_shared_overlap = false;
 };
 
 LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,
@@ -61,7 +63,8 @@ enum class LayerColumn : int {
   ForwardTp,        // s: TP all-reduces (or all-gather + reduce-scatter with sp); with tp_comm_overlap the
                     //    part the neighbouring GEMMs do not hide, plus their slowdown
   ForwardCp,        // s: CP ring K/V exchange not hidden behind attention
-  ForwardEp,        // s: MoE dispatch + combine all-to-all (serial)
+  ForwardEp,        // s: MoE dispatch + combine all-to-all (serial; under moe_shared_overlap what the
+                    //    shared experts beside them do not hide, plus their slowdown)
   BackwardCompute,  // s
   BackwardTp,
   BackwardCp,

@@ -117,6 +117,7 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--tp-comm-overlap", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:265"},
     {"--no-overlap-p2p-communication", FlagKind::Switch, "", "megatron/training/arguments.py:3118"},
     {"--overlap-moe-expert-parallel-comm", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:343"},
+    {"--moe-shared-expert-overlap", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:717"},
     // Recompute.
     {"--recompute-granularity", FlagKind::Choice, "full|selective",
      "megatron/core/transformer/transformer_config.py:532"},
@@ -167,6 +168,8 @@ enum class MegatronRule {
   TpCommOverlap,             // --tp-comm-overlap: sequence parallelism
   MoeA2aOverlap,             // --overlap-moe-expert-parallel-comm: ep > 1, interleaving when pp > 1, the
                              // all-to-all dispatcher, no full recompute, bf16
+  MoeSharedExpertOverlap,    // --moe-shared-expert-overlap: the alltoall or flex dispatcher, not beside
+                             // --overlap-moe-expert-parallel-comm or the shared_experts recompute module
   MlaWithoutQueryGroups,     // multi-latent attention: no --group-query-attention
   MlaRopeFusion,             // multi-latent attention with --rope-type rope: --no-rope-fusion
   MlaAttentionBackend,       // multi-latent attention: TransformerEngine's flash backend refuses it
@@ -247,6 +250,9 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::MoeA2aOverlap, "megatron/core/transformer/transformer_config.py:3002",
      "--overlap-moe-expert-parallel-comm needs ep > 1, a virtual pipeline when pp > 1, the alltoall (or flex) "
      "token dispatcher, bf16 or fp16, and no full recompute"},
+    {MegatronRule::MoeSharedExpertOverlap, "megatron/core/transformer/transformer_config.py:1820",
+     "--moe-shared-expert-overlap needs the alltoall or flex token dispatcher, and neither "
+     "--overlap-moe-expert-parallel-comm (:3040) nor shared_experts in --recompute-modules (:1991)"},
     {MegatronRule::MlaWithoutQueryGroups, "megatron/training/arguments.py:1974",
      "multi-latent attention excludes --group-query-attention"},
     {MegatronRule::MlaRopeFusion, "megatron/core/transformer/transformer_config.py:3345",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "solver/cluster/collectives.hpp"
+#include "solver/cluster/gpu_throughput.hpp"
 #include "solver/search/combined_1f1b.hpp"
 #include "solver/search/execution_layout.hpp"
 #include "solver/search/layer_table.hpp"
@@ -34,7 +35,8 @@ TEST(Overlap, NamesParseAndPrint) {
   EXPECT_EQ(parse_overlap({"none"}, "x"), Overlap::none());
   const Overlap some = parse_overlap({"grad", "tp"}, "x");
   EXPECT_TRUE(some.grad_reduce && some.tp_comm);
-  EXPECT_FALSE(some.param_gather || some.p2p || some.moe_a2a);
+  EXPECT_FALSE(some.param_gather || some.p2p || some.moe_a2a || some.moe_shared);
+  EXPECT_EQ(to_string(parse_overlap({"grad", "shared"}, "x")), "grad,shared");
   EXPECT_EQ(to_string(some), "grad,tp");
   EXPECT_EQ(to_string(Overlap{}), "all");
   EXPECT_THROW(parse_overlap({"grad", "grad"}, "x"), std::invalid_argument);
@@ -244,6 +246,135 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   e.vpp = 2;
   e.global_batch = 8;
   EXPECT_TRUE(layer_table_config(model, e, compute_layout(cluster, e)).moe_a2a_overlap);
+}
+
+// --moe-shared-expert-overlap: the shared expert's fc1 (with the activation)
+// runs beside the dispatch, fc2 beside the combine, and the backward of each
+// beside the same all-to-all's gradient (token_dispatcher.py:658-717,
+// :858-873). tp 1, so the side stream holds no TP collective.
+// The test A100 cluster with a slower NVSwitch level, so that an ep-4
+// all-to-all of moe_model's tokens lasts about as long as the shared
+// expert's parts, and NCCL slowing the GEMMs beside it by 10%.
+ClusterSpec shared_expert_cluster(double nvswitch_Bps) {
+  ClusterSpec cluster = test::a100_cluster();
+  cluster.levels[0].bandwidth_Bps = nvswitch_Bps;
+  cluster.gpu.overlap_slowdown = 0.1;
+  return cluster;
+}
+
+TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
+  ModelSpec model = test::moe_model();
+  model.moe.shared_experts = 1;
+  const ClusterSpec cluster = shared_expert_cluster(40e9);  // the all-to-all 0.32 ms
+  const GpuSpec& gpu = cluster.gpu;
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
+  e.pp = 2;  // without interleaving Megatron cannot run the 1F1B A2A overlap: the shared one runs
+  e.dp = 4;
+  e.ep = 4;
+  e.global_batch = 16;
+  ASSERT_TRUE(effective_overlap(e).moe_shared);
+  ASSERT_FALSE(effective_overlap(e).moe_a2a);
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTable on = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  e.overlap.moe_shared = false;
+  const LayerTable off = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  const int moe = 1;
+
+  // By hand: t = 2048 tokens, h = 2048, the shared SwiGLU expert w = 4096.
+  const double t = 2048, h = 2048, w = 4096;
+  const double fc1 = matmul_time(gpu, 2 * t * h * 2 * w) + hbm_time(gpu, t * 3 * w * 2) + 2 * gpu.kernel_overhead_s;
+  const double fc2 = matmul_time(gpu, 2 * t * w * h) + gpu.kernel_overhead_s;
+  const double a2a = off.value(LayerColumn::ForwardEp, moe) / 2;  // dispatch = combine
+  ASSERT_GT(a2a, 0);
+  const double s = gpu.overlap_slowdown;
+  // Each part on its own side of an all-to-all: fc2 0.15 ms and 2 fc2 0.30 ms
+  // shorter than it, 2 fc1 0.63 ms longer.
+  ASSERT_LT(2 * fc2, a2a);
+  ASSERT_GT(2 * fc1, a2a);
+  EXPECT_DOUBLE_EQ(on.value(LayerColumn::ForwardEp, moe), exposed_seconds(a2a, fc1, s) + exposed_seconds(a2a, fc2, s));
+  EXPECT_DOUBLE_EQ(on.value(LayerColumn::BackwardEp, moe),
+                   exposed_seconds(a2a, 2 * fc2, s) + exposed_seconds(a2a, 2 * fc1, s));
+  EXPECT_LT(on.value(LayerColumn::ForwardEp, moe), off.value(LayerColumn::ForwardEp, moe));
+  // The shared expert still computes; only the all-to-alls hide.
+  for (LayerColumn column : {LayerColumn::ForwardCompute, LayerColumn::BackwardCompute, LayerColumn::ForwardTp})
+    EXPECT_DOUBLE_EQ(on.value(column, moe), off.value(column, moe));
+  // Full recompute runs the overlapped forward again.
+  EXPECT_DOUBLE_EQ(off.value(LayerColumn::RecomputeFull, moe) - on.value(LayerColumn::RecomputeFull, moe),
+                   off.value(LayerColumn::ForwardEp, moe) - on.value(LayerColumn::ForwardEp, moe));
+  // Dense blocks and a model without shared experts have nothing beside the dispatcher.
+  const LayerTable plain = build_layer_table(test::moe_model(), cluster, layer_table_config(model, e, layout));
+  e.overlap.moe_shared = true;
+  const LayerTable plain_on = build_layer_table(test::moe_model(), cluster, layer_table_config(model, e, layout));
+  EXPECT_DOUBLE_EQ(plain_on.value(LayerColumn::ForwardEp, moe), plain.value(LayerColumn::ForwardEp, moe));
+
+  // Where Megatron refuses it: beside the 1F1B A2A overlap (pp 1, or interleaved),
+  // beside the shared_experts recompute module, without expert parallelism.
+  Execution other = e;
+  other.vpp = 2;
+  EXPECT_TRUE(effective_overlap(other).moe_a2a);
+  EXPECT_FALSE(effective_overlap(other).moe_shared);
+  other.overlap.moe_a2a = false;
+  EXPECT_TRUE(effective_overlap(other).moe_shared);
+  other = e;
+  other.recompute_modules = module_bit(RecomputeModule::SharedExperts);
+  EXPECT_FALSE(effective_overlap(other).moe_shared);
+  other = e;
+  other.ep = 1;
+  EXPECT_FALSE(effective_overlap(other).moe_shared);
+}
+
+// With tp 2 and sp the side stream gathers the shared expert's input before
+// fc1 and reduce-scatters its output after fc2: both hide the all-to-alls too,
+// and the shared expert's TP unit leaves TransformerEngine's userbuffer
+// overlap (shared_experts.py:163-175), serial on its stream.
+TEST(Overlap, SharedExpertsTpUnitRunsOnTheSideStream) {
+  ModelSpec model = test::moe_model();
+  model.moe.shared_experts = 1;
+  const ClusterSpec cluster = shared_expert_cluster(10e9);  // the all-to-all 0.63 ms, the gather 0.42
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
+  e.tp = 2;
+  e.sp = true;
+  e.pp = 2;
+  e.dp = 4;
+  e.ep = 4;
+  e.expert_tp = 1;
+  e.global_batch = 16;
+  e.overlap.tp_comm = false;
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTableConfig config = layer_table_config(model, e, layout);
+  const LayerTable on = build_layer_table(model, cluster, config);
+  e.overlap.moe_shared = false;
+  const LayerTable off = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  const int moe = 1;
+  // Without the userbuffer overlap every TP unit is serial either way.
+  EXPECT_DOUBLE_EQ(on.value(LayerColumn::ForwardTp, moe), off.value(LayerColumn::ForwardTp, moe));
+  // The windows: t = 2048 tokens, the shared expert's GEMMs split over tp 2, the
+  // gather and reduce-scatter of t h bf16 over the tp group.
+  const GpuSpec& gpu = cluster.gpu;
+  const double t = 2048, h = 2048, w = 4096, bytes = t * h * 2;
+  const double gather = all_gather_time(cluster, config.tp_group, bytes);
+  const double reduce = reduce_scatter_time(cluster, config.tp_group, bytes);
+  ASSERT_GT(gather, 0);
+  const double fc1 = matmul_time(gpu, 2 * t * h * 2 * w / 2) + hbm_time(gpu, t * 3 * w / 2 * 2) + 2 * gpu.kernel_overhead_s;
+  const double fc2 = matmul_time(gpu, 2 * t * w * h / 2) + gpu.kernel_overhead_s;
+  const double a2a = off.value(LayerColumn::ForwardEp, moe) / 2;
+  const double s = gpu.overlap_slowdown;
+  ASSERT_LT(gather + fc1, a2a);  // the forward's windows shorter than the all-to-all,
+  ASSERT_GT(2 * fc1 + reduce, a2a);  // the backward's longest longer
+  EXPECT_DOUBLE_EQ(on.value(LayerColumn::ForwardEp, moe),
+                   exposed_seconds(a2a, gather + fc1, s) + exposed_seconds(a2a, fc2 + reduce, s));
+  EXPECT_DOUBLE_EQ(on.value(LayerColumn::BackwardEp, moe),
+                   exposed_seconds(a2a, 2 * fc2 + gather, s) + exposed_seconds(a2a, 2 * fc1 + reduce, s));
+
+  // With the userbuffer overlap on, the shared unit is taken out of it: the
+  // block's TP time grows by what the overlap hid of that unit.
+  e.overlap.tp_comm = true;
+  e.overlap.moe_shared = true;
+  const LayerTable ub_on = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  e.overlap.moe_shared = false;
+  const LayerTable ub_off = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+  EXPECT_GT(ub_on.value(LayerColumn::ForwardTp, moe), ub_off.value(LayerColumn::ForwardTp, moe));
+  EXPECT_LE(ub_on.value(LayerColumn::ForwardTp, moe), off.value(LayerColumn::ForwardTp, moe));
 }
 
 TEST(Schedule, CombinedOneFOneBRunsWarmUpAndCoolDownAlone) {

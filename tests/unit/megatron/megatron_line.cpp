@@ -316,6 +316,11 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
               !listed("moe") && line.has("--bf16"),
           rule(MegatronRule::MoeA2aOverlap));
   }
+  if (line.has("--moe-shared-expert-overlap")) {
+    check((dispatcher == "alltoall" || dispatcher == "flex") && !line.has("--overlap-moe-expert-parallel-comm") &&
+              !listed("shared_experts"),
+          rule(MegatronRule::MoeSharedExpertOverlap));
+  }
 
   // Sharding and environment.
   std::string connections = "<unset>";
@@ -381,6 +386,7 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.overlap.tp_comm = line.has("--tp-comm-overlap");
   plan.overlap.p2p = !line.has("--no-overlap-p2p-communication");
   plan.overlap.moe_a2a = line.has("--overlap-moe-expert-parallel-comm");
+  plan.overlap.moe_shared = line.has("--moe-shared-expert-overlap");
   plan.a2a = line.text("--moe-token-dispatcher-type", "allgather") == "flex" ? AllToAllAlgorithm::DeepEp
                                                                               : AllToAllAlgorithm::Fanout;
   plan.optimizer = line.text("--optimizer", "adam") == "sgd" ? Optimizer::Sgd : Optimizer::Adam;

@@ -192,12 +192,22 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
       "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
       "--num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --num-experts 8 "
       "--moe-ffn-hidden-size 1024 --attention-backend flash --bf16 --overlap-param-gather --tp-comm-overlap "
-      "--overlap-moe-expert-parallel-comm";
+      "--overlap-moe-expert-parallel-comm --moe-shared-expert-intermediate-size 1024 --moe-shared-expert-overlap";
   emitted.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
   std::vector<std::string> problems = validate_line(model, 16, emitted);
   using search::MegatronRule;
-  for (MegatronRule rule : {MegatronRule::ParamGatherOverlap, MegatronRule::TpCommOverlap, MegatronRule::MoeA2aOverlap})
+  for (MegatronRule rule : {MegatronRule::ParamGatherOverlap, MegatronRule::TpCommOverlap, MegatronRule::MoeA2aOverlap,
+                            MegatronRule::MoeSharedExpertOverlap})
     EXPECT_TRUE(mentions(problems, rule)) << search::describe(rule);
+  // The shared-expert overlap beside the shared_experts recompute module, with the alltoall dispatcher.
+  emitted.arguments =
+      "--tensor-model-parallel-size 1 --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 "
+      "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
+      "--num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --num-experts 8 "
+      "--moe-ffn-hidden-size 1024 --moe-shared-expert-intermediate-size 1024 --moe-token-dispatcher-type alltoall "
+      "--attention-backend flash --bf16 --moe-shared-expert-overlap --recompute-granularity selective "
+      "--recompute-modules shared_experts";
+  EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::MoeSharedExpertOverlap));
   emitted.arguments =
       "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
       "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
@@ -216,6 +226,21 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
   e.overlap.p2p = true;
   const std::vector<MegatronRule> fine = search::megatron_violations(model, e);
   EXPECT_EQ(std::find(fine.begin(), fine.end(), MegatronRule::InterleavedNeedsPp), fine.end());
+}
+
+// A model with a shared expert: the search's plan at pp 2 (no interleaving,
+// so no 1F1B A2A overlap) runs it beside the dispatcher, and the line says so,
+// passes the rules and reads back as the same plan.
+TEST(MegatronValidator, SharedExpertOverlapOnTheLine) {
+  ModelSpec model = moe_model();
+  model.moe.shared_experts = 1;
+  Execution e = plan(1, 1, 8, 2, 8, Framework::MegatronCore);
+  e.stages = uniform_stages(model, compute_layout(small_cluster(), e), 2, 1, Recompute::None);
+  ASSERT_TRUE(effective_overlap(e).moe_shared);
+  const search::MegatronArguments emitted = search::megatron_arguments(model, e);
+  EXPECT_NE(emitted.arguments.find("--moe-shared-expert-overlap"), std::string::npos) << emitted.arguments;
+  EXPECT_TRUE(validate_line(model, 16, emitted).empty());
+  EXPECT_TRUE(plan_of_line(model, 16, parse_line(emitted.arguments)).overlap.moe_shared);
 }
 
 ModelSpec latent_model() {

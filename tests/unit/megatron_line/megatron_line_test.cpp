@@ -181,6 +181,25 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   moe.stages.front().recompute = Recompute::Full;
   EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
 
+  // The shared-expert overlap: only on a model with shared experts, over ep > 1,
+  // and not beside the EP all-to-all overlap (transformer_config.py:3040), which
+  // takes over where Megatron runs it (pp 1, or interleaved).
+  EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--moe-shared-expert-overlap"));
+  ModelSpec shared = mixtral;
+  shared.moe.shared_experts = 1;
+  moe.stages.front().recompute = Recompute::None;
+  EXPECT_FALSE(has(search::megatron_arguments(shared, moe).arguments, "--moe-shared-expert-overlap"));  // pp 1: a2a
+  Execution piped = plan_of(1, 2, 8, 1, 8, 1, 1, stages_of({16, 16}, {Recompute::None}));
+  line = search::megatron_arguments(shared, piped).arguments;
+  EXPECT_TRUE(has(line, "--moe-shared-expert-overlap")) << line;
+  EXPECT_FALSE(has(line, "--overlap-moe-expert-parallel-comm")) << line;
+  piped.recompute_modules = module_bit(RecomputeModule::SharedExperts);
+  piped.stages = stages_of({16, 16}, {Recompute::Selective});
+  EXPECT_FALSE(has(search::megatron_arguments(shared, piped).arguments, "--moe-shared-expert-overlap"));
+  piped = plan_of(1, 2, 8, 1, 8, 1, 1, stages_of({16, 16}, {Recompute::None}));
+  piped.overlap.moe_shared = false;
+  EXPECT_FALSE(has(search::megatron_arguments(shared, piped).arguments, "--moe-shared-expert-overlap"));
+
   // bf16 gradients exactly when priced so (Megatron keeps fp32 ones under --bf16 unless told).
   EXPECT_FALSE(has(search::megatron_arguments(llama, plan).arguments, "--grad-reduce-in-bf16"));
   plan.grad_reduce = GradReduce::Bf16;
