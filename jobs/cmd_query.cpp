@@ -69,7 +69,7 @@ int run_query(const QueryOptions& options) {
       if (model == stored_models.end()) model = stored_models.emplace(record.model, reader.model(record.model)).first;
       const Execution stored = search::execution_of(record);
       record.megatron_notes = search::megatron_arguments(model->second, stored).notes;
-      record.overlap_priced = to_string(effective_overlap(stored));
+      record.overlap_priced = to_string(effective_overlap(stored, model->second));
     }
   }
   auto point_document = [](std::uint64_t id, const StoredPoint& point) {

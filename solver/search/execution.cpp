@@ -49,6 +49,12 @@ Overlap effective_overlap(const Execution& plan) {
   return runs;
 }
 
+Overlap effective_overlap(const Execution& plan, const ModelSpec& model) {
+  Overlap runs = effective_overlap(plan);
+  runs.moe_shared = runs.moe_shared && model.moe.enabled() && model.moe.shared_experts > 0;
+  return runs;
+}
+
 const char* to_string(Attention attention) { return attention == Attention::Flash ? "flash" : "unfused"; }
 
 const char* to_string(GradReduce dtype) { return dtype == GradReduce::Fp32 ? "fp32" : "bf16"; }

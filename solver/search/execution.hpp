@@ -207,6 +207,11 @@ struct Execution {
 // beside moe_a2a, which takes precedence (:3039-3041), nor beside the
 // shared_experts recompute module (:1991-1998)).
 Overlap effective_overlap(const Execution& plan);
+// The same as a plan of `model` runs it: the shared-expert overlap only on a
+// model with shared experts (elsewhere Megatron's flag does nothing, the
+// price does not change and the line leaves it out). What a plan records as
+// priced and what its line carries.
+Overlap effective_overlap(const Execution& plan, const ModelSpec& model);
 
 const char* to_string(Recompute mode);
 const char* to_string(ParallelDim dim);

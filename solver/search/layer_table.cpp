@@ -30,7 +30,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.causal = model.causal;
   config.recompute_modules = execution.recompute_modules;
   config.grad_reduce_bytes_per_param = grad_bytes_per_param(execution.grad_reduce);
-  const Overlap overlap = effective_overlap(execution);
+  const Overlap overlap = effective_overlap(execution, model);
   config.tp_comm_overlap = overlap.tp_comm;
   config.moe_a2a_overlap = overlap.moe_a2a;
   config.moe_shared_overlap = overlap.moe_shared;

@@ -275,7 +275,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   // Exactly the overlaps the price assumes (effective_overlap: the ones
   // Megatron-LM runs for this plan). p2p overlap is Megatron's default when
   // interleaved (arguments.py:3118).
-  const Overlap overlap = effective_overlap(plan);
+  const Overlap overlap = effective_overlap(plan, model);
   if (overlap.grad_reduce) a.add("--overlap-grad-reduce");
   if (overlap.param_gather) a.add("--overlap-param-gather");
   if (overlap.tp_comm) a.add("--tp-comm-overlap");
@@ -283,8 +283,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   // transformer_config.py:3021 refuses it with full recompute; a fully
   // recomputed stage is priced with the all-to-alls serial (stage_cost_kernel.hpp).
   if (overlap.moe_a2a && first.recompute != Recompute::Full) a.add("--overlap-moe-expert-parallel-comm");
-  // Only a model with shared experts has anything to run beside the dispatcher.
-  if (overlap.moe_shared && model.moe.shared_experts > 0) a.add("--moe-shared-expert-overlap");
+  if (overlap.moe_shared) a.add("--moe-shared-expert-overlap");
   out.arguments = a.take();
 
   if (fsdp) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", ""});

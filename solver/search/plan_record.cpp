@@ -111,6 +111,7 @@ PlanRecord plan_record(const ModelSpec& model, const ClusterSpec& cluster, const
   const int seq_len = execution.seq_len > 0 ? execution.seq_len : model.seq_len;
   PlanRecord record = unpriced_plan_record(model.name, cluster.name, execution.devices(), execution.global_batch,
                                            seq_len, kind, rank_k, &execution);
+  record.overlap_priced = to_string(effective_overlap(execution, model));
   record.feasible = cost.feasible;
   record.infeasible_reason = cost.infeasible_reason;
   record.micro_batches = cost.micro_batches;

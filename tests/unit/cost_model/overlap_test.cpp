@@ -274,6 +274,10 @@ TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
   e.global_batch = 16;
   ASSERT_TRUE(effective_overlap(e).moe_shared);
   ASSERT_FALSE(effective_overlap(e).moe_a2a);
+  // What the plan records and its line carries: only where the model has shared experts.
+  EXPECT_TRUE(effective_overlap(e, model).moe_shared);
+  EXPECT_FALSE(effective_overlap(e, test::moe_model()).moe_shared);
+  EXPECT_EQ(to_string(effective_overlap(e, test::moe_model())), "grad");  // ZeRO 0, tp 1, no interleaving
   const ExecutionLayout layout = compute_layout(cluster, e);
   const LayerTable on = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   e.overlap.moe_shared = false;
