@@ -34,7 +34,6 @@ void set_plan_fields(PlanRecord& record, const Execution& execution) {
   record.framework = execution.framework;
   record.attention = execution.attention;
   record.overlap = execution.overlap;
-  record.overlap_priced = to_string(effective_overlap(execution));
   record.grad_reduce = execution.grad_reduce;
 }
 

@@ -71,7 +71,8 @@ struct PlanRecord {
   Framework framework = Framework::Nest;
   Attention attention = Attention::Flash;
   Overlap overlap;             // the overlaps asked for (stored)
-  std::string overlap_priced;  // the ones Megatron-LM runs for the plan, so priced (effective_overlap; derived)
+  std::string overlap_priced;  // the ones Megatron-LM runs for the plan, so priced (effective_overlap with the
+                               // model: set by plan_record and query; empty on an unpriced record)
   GradReduce grad_reduce = GradReduce::Fp32;  // the gradients' dtype, kept and reduced
   // What Megatron-LM runs for the plan (solver/search/megatron_args.hpp):
   // the argument line and its environment are stored with the plan, the

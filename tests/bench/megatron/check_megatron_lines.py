@@ -136,7 +136,7 @@ def environment_of(text):
     for token in (text or "").replace(";", " ").split():
         name, equals, value = token.partition("=")
         if equals and value:
-            settings[name.removeprefix("export ")] = value
+            settings[name] = value
     return settings
 
 
