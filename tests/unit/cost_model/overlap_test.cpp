@@ -248,10 +248,6 @@ TEST(Overlap, MoeAllToAllHidesBehindTheOtherMicroBatchUnlessFullRecompute) {
   EXPECT_TRUE(layer_table_config(model, e, compute_layout(cluster, e)).moe_a2a_overlap);
 }
 
-// --moe-shared-expert-overlap: the shared expert's fc1 (with the activation)
-// runs beside the dispatch, fc2 beside the combine, and the backward of each
-// beside the same all-to-all's gradient (token_dispatcher.py:658-717,
-// :858-873). tp 1, so the side stream holds no TP collective.
 // The test A100 cluster with a slower NVSwitch level, so that an ep-4
 // all-to-all of moe_model's tokens lasts about as long as the shared
 // expert's parts, and NCCL slowing the GEMMs beside it by 10%.
@@ -262,6 +258,10 @@ ClusterSpec shared_expert_cluster(double nvswitch_Bps) {
   return cluster;
 }
 
+// --moe-shared-expert-overlap: the shared expert's fc1 (with the activation)
+// runs beside the dispatch, fc2 beside the combine, and the backward of each
+// beside the same all-to-all's gradient (token_dispatcher.py:658-717,
+// :858-873). tp 1, so the side stream holds no TP collective.
 TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
   ModelSpec model = test::moe_model();
   model.moe.shared_experts = 1;
