@@ -500,6 +500,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
     work.selective.hbm_bytes += work.hbm_bytes - hbm_before_mlp_half;
     work.selective.kernels += work.kernels - kernels_before_mlp_half;
     work.selective.tp_units += moe.shared_experts > 0 ? 1 : 0;
+    work.selective.tp_shared_units += moe.shared_experts > 0 ? 1 : 0;
     work.selective.tp_expert_units += work.tp_expert_collectives_forward;
     work.selective.ep_all_to_alls += work.ep_all_to_alls_forward;
     routed_kept = shared_kept = router_kept = 0;
@@ -515,6 +516,7 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
       work.selective.hbm_bytes += work.hbm_bytes - hbm_before_shared;
       work.selective.kernels += 3;
       work.selective.tp_units += 1;
+      work.selective.tp_shared_units += 1;
       shared_kept = 0;
     }
   }
@@ -553,6 +555,11 @@ void accumulate(LayerWork& into, const LayerWork& add, int times) {
   into.cp_kv_bytes += times * add.cp_kv_bytes;
   into.ep_bytes = std::max(into.ep_bytes, add.ep_bytes);
   into.ep_all_to_alls_forward += times * add.ep_all_to_alls_forward;
+  for (auto part : {&LayerWork::shared_fc1, &LayerWork::shared_fc2}) {
+    for (const LayerWork::Gemm& gemm : (add.*part).gemms) (into.*part).gemms.push_back({gemm.flops, gemm.count * times});
+    (into.*part).hbm_bytes += times * (add.*part).hbm_bytes;
+    (into.*part).kernels += times * (add.*part).kernels;
+  }
   into.dense_params += times * add.dense_params;
   into.expert_params += times * add.expert_params;
   for (std::size_t mode = 0; mode < into.stash_bytes.size(); ++mode) into.stash_bytes[mode] += times * add.stash_bytes[mode];
@@ -565,6 +572,7 @@ void accumulate(LayerWork& into, const LayerWork& add, int times) {
   into.selective.kernels += times * add.selective.kernels;
   into.selective.attention_core = into.selective.attention_core || add.selective.attention_core;
   into.selective.tp_units += times * add.selective.tp_units;
+  into.selective.tp_shared_units += times * add.selective.tp_shared_units;
   into.selective.tp_latent_units += times * add.selective.tp_latent_units;
   into.selective.tp_expert_units += times * add.selective.tp_expert_units;
   into.selective.ep_all_to_alls += times * add.selective.ep_all_to_alls;

@@ -128,6 +128,7 @@ struct LayerWork {
     double kernels = 0;
     bool attention_core = false;  // core_attn: the attention core again (and under cp its ring)
     double tp_units = 0;          // TP collectives again, in tp_bytes units
+    double tp_shared_units = 0;   // of tp_units, the shared experts' unit (moe or shared_experts)
     double tp_latent_units = 0;   // ... in tp_latent_bytes units
     double tp_expert_units = 0;   // ... in tp_expert_bytes units
     int ep_all_to_alls = 0;       // moe: the dispatch and combine again

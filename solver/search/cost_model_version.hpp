@@ -24,6 +24,8 @@ namespace nestfast::search {
 //    warm-up forwards and cool-down backwards run their all-to-alls alone.
 // 10: --moe-shared-expert-overlap: the shared experts beside their layer's
 //    dispatch and combine (Overlap::moe_shared, on by default where it runs).
-inline constexpr std::uint64_t kCostModelVersion = 10;
+// 11: under it, the MTP layers' all-to-alls hide beside their shared experts
+//    too, and the moe recompute module's shared TP unit runs again serial.
+inline constexpr std::uint64_t kCostModelVersion = 11;
 
 }  // namespace nestfast::search

@@ -201,8 +201,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     // --moe-shared-expert-overlap takes the shared experts' TP unit out of
     // TransformerEngine's linears (no userbuffer overlap, shared_experts.py
     // :163-175) onto their side stream: serial there, beside the all-to-alls.
+    // One unit per MoE layer of the row (the head's row: one per MTP layer).
     const bool shared_side = config.moe_shared_overlap && work.ep_all_to_alls_forward > 0 && !work.shared_fc2.gemms.empty();
-    const double shared_unit = shared_side ? tp_one : 0.0;
+    const double moe_layers = work.ep_all_to_alls_forward / 2.0;  // each a dispatch and a combine
+    const double shared_unit = shared_side ? moe_layers * tp_one : 0.0;
     double tp_fw = work.tp_collectives_forward * tp_one - shared_unit;
     double tp_bw = work.tp_collectives_backward * tp_one - shared_unit;
     if (latent) {
@@ -256,11 +258,13 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       const double gather = config.sp ? all_gather_time(cluster, config.tp_group, work.tp_bytes) : 0.0;
       const double reduce = config.sp ? reduce_scatter_time(cluster, config.tp_group, work.tp_bytes)
                                       : all_reduce_time(cluster, config.tp_group, work.tp_bytes);
-      const double fc1 = side(work.shared_fc1), fc2 = side(work.shared_fc2);
-      ep_fw = exposed_seconds(ep_one, gather + fc1, slowdown) + exposed_seconds(ep_one, fc2 + reduce, slowdown);
+      const double fc1 = side(work.shared_fc1) / moe_layers, fc2 = side(work.shared_fc2) / moe_layers;
+      ep_fw = moe_layers *
+              (exposed_seconds(ep_one, gather + fc1, slowdown) + exposed_seconds(ep_one, fc2 + reduce, slowdown));
       // Each collective's gradient is its mirror: the gather's a reduce-scatter
       // (without sp the copy's an all-reduce), the reduce's a gather (or nothing).
-      ep_bw = exposed_seconds(ep_one, 2 * fc2 + gather, slowdown) + exposed_seconds(ep_one, 2 * fc1 + reduce, slowdown);
+      ep_bw = moe_layers * (exposed_seconds(ep_one, 2 * fc2 + gather, slowdown) +
+                            exposed_seconds(ep_one, 2 * fc1 + reduce, slowdown));
     }
     // Selective: what the checkpointed modules run again before their
     // backward (layer_work's `selective`): the core attention's forward
@@ -274,9 +278,15 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       selective += gemms_time(gpu, work.selective.gemms) + hbm_time(gpu, work.selective.hbm_bytes) +
                    work.selective.kernels * gpu.kernel_overhead_s;
       if (work.selective.tp_units + work.selective.tp_latent_units > 0) {
-        const double units_fw = work.tp_collectives_forward * tp_one + work.tp_latent_collectives_forward * latent_one;
-        const double again = work.selective.tp_units * tp_one + work.selective.tp_latent_units * latent_one;
-        selective += units_fw > 0 ? again * tp_dense_fw / units_fw : again;
+        // The shared experts' unit, on their side stream, runs again as
+        // serial as in the forward (shared_side); the other units at the
+        // mean exposure of the forward's others.
+        const double shared_again = shared_side ? work.selective.tp_shared_units * tp_one : 0.0;
+        const double units_fw =
+            work.tp_collectives_forward * tp_one + work.tp_latent_collectives_forward * latent_one - shared_unit;
+        const double again =
+            work.selective.tp_units * tp_one + work.selective.tp_latent_units * latent_one - shared_again;
+        selective += shared_again + (units_fw > 0 ? again * (tp_dense_fw - shared_unit) / units_fw : again);
       }
       if (work.selective.tp_expert_units > 0) selective += work.selective.tp_expert_units * expert_one;
       if (work.ep_all_to_alls_forward > 0) selective += work.selective.ep_all_to_alls * ep_fw / work.ep_all_to_alls_forward;

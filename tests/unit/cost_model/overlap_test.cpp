@@ -258,20 +258,36 @@ ClusterSpec shared_expert_cluster(double nvswitch_Bps) {
   return cluster;
 }
 
+ModelSpec shared_expert_model() {
+  ModelSpec model = test::moe_model();
+  model.moe.shared_experts = 1;
+  return model;
+}
+
+// ep 4 over dp 4 at pp 2 without interleaving (where Megatron runs the
+// shared-expert overlap, not the 1F1B A2A one); at tp > 1 with sp and whole
+// experts beside it.
+Execution shared_expert_execution(int tp) {
+  Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
+  e.tp = tp;
+  e.sp = tp > 1;
+  e.expert_tp = tp > 1 ? 1 : 0;
+  e.pp = 2;
+  e.dp = 4;
+  e.ep = 4;
+  e.global_batch = 16;
+  return e;
+}
+
 // --moe-shared-expert-overlap: the shared expert's fc1 (with the activation)
 // runs beside the dispatch, fc2 beside the combine, and the backward of each
 // beside the same all-to-all's gradient (token_dispatcher.py:658-717,
 // :858-873). tp 1, so the side stream holds no TP collective.
 TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
-  ModelSpec model = test::moe_model();
-  model.moe.shared_experts = 1;
+  const ModelSpec model = shared_expert_model();
   const ClusterSpec cluster = shared_expert_cluster(40e9);  // the all-to-all 0.32 ms
   const GpuSpec& gpu = cluster.gpu;
-  Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
-  e.pp = 2;  // without interleaving Megatron cannot run the 1F1B A2A overlap: the shared one runs
-  e.dp = 4;
-  e.ep = 4;
-  e.global_batch = 16;
+  Execution e = shared_expert_execution(1);
   ASSERT_TRUE(effective_overlap(e).moe_shared);
   ASSERT_FALSE(effective_overlap(e).moe_a2a);
   // What the plan records and its line carries: only where the model has shared experts.
@@ -327,22 +343,38 @@ TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
   EXPECT_FALSE(effective_overlap(other).moe_shared);
 }
 
+// The MTP layers in the head's row (multi_token_prediction.py builds their
+// block from the decoder's layer spec) run the same MoE layer, so the same
+// side stream beside each one's dispatch and combine: the row's all-to-alls
+// as exposed as a block's, once per MTP layer.
+TEST(Overlap, SharedExpertsHideTheMtpLayersAllToAllsToo) {
+  ModelSpec model = shared_expert_model();
+  const ClusterSpec cluster = shared_expert_cluster(40e9);
+  const Execution e = shared_expert_execution(1);
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const int block = 1, head = model.num_layers + 1;
+  for (int mtp : {1, 2}) {
+    model.mtp_layers = mtp;
+    const LayerTable on = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+    Execution off_plan = e;
+    off_plan.overlap.moe_shared = false;
+    const LayerTable off = build_layer_table(model, cluster, layer_table_config(model, off_plan, layout));
+    for (LayerColumn column : {LayerColumn::ForwardEp, LayerColumn::BackwardEp}) {
+      EXPECT_DOUBLE_EQ(on.value(column, head), mtp * on.value(column, block)) << mtp;
+      EXPECT_DOUBLE_EQ(off.value(column, head), mtp * off.value(column, block)) << mtp;
+      EXPECT_LT(on.value(column, head), off.value(column, head)) << mtp;
+    }
+  }
+}
+
 // With tp 2 and sp the side stream gathers the shared expert's input before
 // fc1 and reduce-scatters its output after fc2: both hide the all-to-alls too,
 // and the shared expert's TP unit leaves TransformerEngine's userbuffer
 // overlap (shared_experts.py:163-175), serial on its stream.
 TEST(Overlap, SharedExpertsTpUnitRunsOnTheSideStream) {
-  ModelSpec model = test::moe_model();
-  model.moe.shared_experts = 1;
+  const ModelSpec model = shared_expert_model();
   const ClusterSpec cluster = shared_expert_cluster(10e9);  // the all-to-all 0.63 ms, the gather 0.42
-  Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
-  e.tp = 2;
-  e.sp = true;
-  e.pp = 2;
-  e.dp = 4;
-  e.ep = 4;
-  e.expert_tp = 1;
-  e.global_batch = 16;
+  Execution e = shared_expert_execution(2);
   e.overlap.tp_comm = false;
   const ExecutionLayout layout = compute_layout(cluster, e);
   const LayerTableConfig config = layer_table_config(model, e, layout);
@@ -379,6 +411,39 @@ TEST(Overlap, SharedExpertsTpUnitRunsOnTheSideStream) {
   const LayerTable ub_off = build_layer_table(model, cluster, layer_table_config(model, e, layout));
   EXPECT_GT(ub_on.value(LayerColumn::ForwardTp, moe), ub_off.value(LayerColumn::ForwardTp, moe));
   EXPECT_LE(ub_on.value(LayerColumn::ForwardTp, moe), off.value(LayerColumn::ForwardTp, moe));
+}
+
+// The moe recompute module runs the MoE layer's forward again, the shared
+// experts on their side stream with it: their TP unit again as serial as in
+// the forward, not at the mean exposure of the block's userbuffer-overlapped
+// units.
+TEST(Overlap, RecomputedSharedExpertsTpUnitStaysOnTheSideStream) {
+  const ModelSpec model = shared_expert_model();
+  const ClusterSpec cluster = shared_expert_cluster(10e9);
+  Execution e = shared_expert_execution(2);
+  e.recompute_modules = module_bit(RecomputeModule::Moe);
+  ASSERT_TRUE(effective_overlap(e, model).moe_shared);  // the moe module blocks only the 1F1B A2A overlap
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  const LayerTableConfig config = layer_table_config(model, e, layout);
+  const int moe = 1;
+  auto table = [&](bool tp_comm, bool shared) {
+    Execution with = e;
+    with.overlap.tp_comm = tp_comm;
+    with.overlap.moe_shared = shared;
+    return build_layer_table(model, cluster, layer_table_config(model, with, layout));
+  };
+  const LayerTable serial = table(false, false), ub = table(true, false), ub_shared = table(true, true);
+  // One TP unit under sp: the gather and the reduce-scatter of t h bf16.
+  const double bytes = 2048.0 * 2048 * 2;
+  const double unit = all_gather_time(cluster, config.tp_group, bytes) + reduce_scatter_time(cluster, config.tp_group, bytes);
+  // Without the side stream the recomputed unit is as exposed as the mean of
+  // the block's units (the forward's TP over its serial time); with it the
+  // unit is serial, and the recomputed all-to-alls hide as the forward's.
+  const double mean = ub.value(LayerColumn::ForwardTp, moe) / serial.value(LayerColumn::ForwardTp, moe);
+  ASSERT_LT(mean, 0.9);  // the userbuffer overlap hides a good part: the two prices differ
+  EXPECT_NEAR(ub_shared.value(LayerColumn::RecomputeSelective, moe) - ub.value(LayerColumn::RecomputeSelective, moe),
+              unit * (1 - mean) + ub_shared.value(LayerColumn::ForwardEp, moe) - ub.value(LayerColumn::ForwardEp, moe),
+              1e-15);
 }
 
 TEST(Schedule, CombinedOneFOneBRunsWarmUpAndCoolDownAlone) {
