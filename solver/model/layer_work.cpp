@@ -421,6 +421,8 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   // hottest device gets `imbalance` times the mean.
   const double tokens_per_expert = expert_tokens / experts_here;
   const std::size_t first_expert_gemm = work.gemms.size();
+  const double hbm_before_routed = work.hbm_bytes;
+  const double kernels_before_routed = work.kernels;
   add_mlp(work, expert, tokens_per_expert, width, experts_here);
   const double mean_expert_flops = [&] {
     double total = 0;
@@ -430,6 +432,9 @@ LayerWork moe_block_work(const ModelSpec& model, const Dims& d, const Sharding& 
   for (std::size_t i = first_expert_gemm; i < work.gemms.size(); ++i) work.gemms[i].count *= sharding.expert_imbalance;
   // Permute and un-permute every token copy (read + write each way).
   work.hbm_bytes += sharding.expert_imbalance * expert_tokens * d.h * 4 * d.e;
+  work.routed.gemms.assign(work.gemms.begin() + static_cast<std::ptrdiff_t>(first_expert_gemm), work.gemms.end());
+  work.routed.hbm_bytes = work.hbm_bytes - hbm_before_routed;
+  work.routed.kernels = work.kernels - kernels_before_routed;
   const std::size_t shared_first = work.gemms.size();
   const double hbm_before_shared = work.hbm_bytes;
   if (moe.shared_experts > 0) {
@@ -555,7 +560,7 @@ void accumulate(LayerWork& into, const LayerWork& add, int times) {
   into.cp_kv_bytes += times * add.cp_kv_bytes;
   into.ep_bytes = std::max(into.ep_bytes, add.ep_bytes);
   into.ep_all_to_alls_forward += times * add.ep_all_to_alls_forward;
-  for (auto part : {&LayerWork::shared_fc1, &LayerWork::shared_fc2}) {
+  for (auto part : {&LayerWork::shared_fc1, &LayerWork::shared_fc2, &LayerWork::routed}) {
     for (const LayerWork::Gemm& gemm : (add.*part).gemms) (into.*part).gemms.push_back({gemm.flops, gemm.count * times});
     (into.*part).hbm_bytes += times * (add.*part).hbm_bytes;
     (into.*part).kernels += times * (add.*part).kernels;

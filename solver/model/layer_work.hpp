@@ -115,6 +115,12 @@ struct LayerWork {
   };
   SidePart shared_fc1;
   SidePart shared_fc2;
+  // The routed experts' forward (their GEMMs at the hottest device's load,
+  // the activation, the permutes): the computation Megatron's combined 1F1B
+  // runs between the dispatch and the combine (the "mlp" node,
+  // models/gpt/fine_grained_callables.py:178-203 at d98e8a64); the rest of
+  // the block is its "pre_dispatch" node (:67-150). A copy, as above.
+  SidePart routed;
 
   double dense_params = 0;   // on this device, replicated over the dense dp group
   double expert_params = 0;  // on this device, replicated over the expert dp group

@@ -26,6 +26,10 @@ namespace nestfast::search {
 //    dispatch and combine (Overlap::moe_shared, on by default where it runs).
 // 11: under it, the MTP layers' all-to-alls hide beside their shared experts
 //    too, and the moe recompute module's shared TP unit runs again serial.
-inline constexpr std::uint64_t kCostModelVersion = 11;
+// 12: the 1F1B A2A overlap priced layer pair by layer pair as Megatron's
+//    combined 1F1B schedules their nodes on two streams, with
+//    --delay-wgrad-compute (emitted beside it), instead of every all-to-all
+//    of the pair behind the pair's whole computation.
+inline constexpr std::uint64_t kCostModelVersion = 12;
 
 }  // namespace nestfast::search

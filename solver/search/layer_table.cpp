@@ -5,6 +5,7 @@
 #include "solver/cluster/gpu_throughput.hpp"
 #include "solver/model/expert_routing.hpp"
 #include "solver/model/layer_work.hpp"
+#include "solver/search/combined_1f1b.hpp"
 #include "solver/search/memory_model.hpp"
 #include "solver/search/overlap.hpp"
 
@@ -224,6 +225,7 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     tp_fw += shared_unit;
     tp_bw += shared_unit;
     const double tp_dense_fw = tp_fw;  // the TP units of tp_bytes and latents, as exposed
+    const double tp_dense_bw = tp_bw;
     // The routed experts' all-gather and reduce-scatter over expert-tp run
     // in the token dispatcher, not in a TransformerEngine linear: never
     // userbuffer-overlapped (layer_work.cpp's moe_block_work).
@@ -242,9 +244,32 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     const double ep_one = work.ep_all_to_alls_forward > 0 ? all_to_all(work.ep_bytes) : 0.0;
     double ep_fw = work.ep_all_to_alls_forward * ep_one;
     double ep_bw = ep_fw;
-    // Megatron's combined 1F1B runs one micro-batch's forward beside
-    // another's backward: each all-to-all hides behind the other's compute.
-    const double ep_overlapped = exposed_seconds(ep_fw + ep_bw, forward + backward, slowdown);
+    auto part_time = [&](const LayerWork::SidePart& part) {
+      return gemms_time(gpu, part.gemms) + hbm_time(gpu, part.hbm_bytes) + part.kernels * gpu.kernel_overhead_s;
+    };
+    // Megatron's combined 1F1B runs each MoE layer's forward beside another
+    // micro-batch's backward, node by node (combined_layer_pair_exposed):
+    // the compute stream holds the layer's computation with its TP and CP
+    // collectives, the routed experts' part between the dispatch and the
+    // combine, the rest before. A backward (2x the forward, as `backward`
+    // prices it) splits into weight gradients, a GEMM of each forward GEMM's
+    // FLOPs, and data gradients, the rest.
+    double ep_overlapped = 0;
+    if (work.ep_all_to_alls_forward > 0) {
+      const double experts_fw = part_time(work.routed);
+      const double experts_wgrad = gemms_time(gpu, work.routed.gemms);
+      const double pre_wgrad = gemms_fw - experts_wgrad;
+      CombinedLayerPair pair;
+      pair.pre_forward_s = (forward + tp_dense_fw + cp_fw - experts_fw) / moe_layers;
+      pair.pre_wgrad_s = pre_wgrad / moe_layers;
+      pair.pre_dgrad_s = (backward + tp_dense_bw + cp_bw - 2 * experts_fw - pre_wgrad) / moe_layers;
+      pair.experts_forward_s = experts_fw / moe_layers;
+      pair.experts_wgrad_s = experts_wgrad / moe_layers;
+      pair.experts_dgrad_s = (2 * experts_fw - experts_wgrad) / moe_layers;
+      pair.all_to_all_s = ep_one;
+      const double exposed = moe_layers * combined_layer_pair_exposed(pair);
+      ep_overlapped = exposed + slowdown * (ep_fw + ep_bw - exposed);
+    }
     if (shared_side) {
       // The side stream: the gather and fc1 with the activation beside the
       // dispatch, fc2 and the reduce-scatter beside the combine (without sp
@@ -252,13 +277,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       // all-to-all's gradient beside the gradients of the same part
       // (token_dispatcher.py:658-717, :858-873). The shared experts' compute
       // stays in `forward` / `backward`; the all-to-alls hide behind it.
-      auto side = [&](const LayerWork::SidePart& part) {
-        return gemms_time(gpu, part.gemms) + hbm_time(gpu, part.hbm_bytes) + part.kernels * gpu.kernel_overhead_s;
-      };
       const double gather = config.sp ? all_gather_time(cluster, config.tp_group, work.tp_bytes) : 0.0;
       const double reduce = config.sp ? reduce_scatter_time(cluster, config.tp_group, work.tp_bytes)
                                       : all_reduce_time(cluster, config.tp_group, work.tp_bytes);
-      const double fc1 = side(work.shared_fc1) / moe_layers, fc2 = side(work.shared_fc2) / moe_layers;
+      const double fc1 = part_time(work.shared_fc1) / moe_layers, fc2 = part_time(work.shared_fc2) / moe_layers;
       ep_fw = moe_layers *
               (exposed_seconds(ep_one, gather + fc1, slowdown) + exposed_seconds(ep_one, fc2 + reduce, slowdown));
       // Each collective's gradient is its mirror: the gather's a reduce-scatter

@@ -282,7 +282,13 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   if (plan.vpp > 1 && !overlap.p2p) a.add("--no-overlap-p2p-communication");
   // transformer_config.py:3021 refuses it with full recompute; a fully
   // recomputed stage is priced with the all-to-alls serial (stage_cost_kernel.hpp).
-  if (overlap.moe_a2a && first.recompute != Recompute::Full) a.add("--overlap-moe-expert-parallel-comm");
+  // With it, --delay-wgrad-compute: the pair schedule the price assumes
+  // (combined_layer_pair_exposed; transformer_config.py:3074-3077 allows it
+  // only beside the overlap).
+  if (overlap.moe_a2a && first.recompute != Recompute::Full) {
+    a.add("--overlap-moe-expert-parallel-comm");
+    a.add("--delay-wgrad-compute");
+  }
   if (overlap.moe_shared) a.add("--moe-shared-expert-overlap");
   out.arguments = a.take();
 

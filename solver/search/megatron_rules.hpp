@@ -117,6 +117,7 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--tp-comm-overlap", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:265"},
     {"--no-overlap-p2p-communication", FlagKind::Switch, "", "megatron/training/arguments.py:3118"},
     {"--overlap-moe-expert-parallel-comm", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:343"},
+    {"--delay-wgrad-compute", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:348"},
     {"--moe-shared-expert-overlap", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:717"},
     // Recompute.
     {"--recompute-granularity", FlagKind::Choice, "full|selective",
@@ -170,6 +171,7 @@ enum class MegatronRule {
                              // all-to-all dispatcher, no full recompute, bf16
   MoeSharedExpertOverlap,    // --moe-shared-expert-overlap: the alltoall or flex dispatcher, not beside
                              // --overlap-moe-expert-parallel-comm or the shared_experts recompute module
+  DelayWgradCompute,         // --delay-wgrad-compute: only beside --overlap-moe-expert-parallel-comm
   MlaWithoutQueryGroups,     // multi-latent attention: no --group-query-attention
   MlaRopeFusion,             // multi-latent attention with --rope-type rope: --no-rope-fusion
   MlaAttentionBackend,       // multi-latent attention: TransformerEngine's flash backend refuses it
@@ -253,6 +255,9 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::MoeSharedExpertOverlap, "megatron/core/transformer/transformer_config.py:1820",
      "--moe-shared-expert-overlap needs the alltoall or flex token dispatcher, and neither "
      "--overlap-moe-expert-parallel-comm (:3040) nor shared_experts in --recompute-modules (:1991)"},
+    {MegatronRule::DelayWgradCompute, "megatron/core/transformer/transformer_config.py:3074",
+     "--delay-wgrad-compute needs --overlap-moe-expert-parallel-comm (and TransformerEngine >= 2.8.0 beside "
+     "--overlap-grad-reduce, arguments.py:1903)"},
     {MegatronRule::MlaWithoutQueryGroups, "megatron/training/arguments.py:1974",
      "multi-latent attention excludes --group-query-attention"},
     {MegatronRule::MlaRopeFusion, "megatron/core/transformer/transformer_config.py:3345",

@@ -180,6 +180,8 @@ def records_of(path):
         document = json.loads(text)
     except json.JSONDecodeError:
         return [json.loads(raw) for raw in text.splitlines() if raw.strip()]
+    if "args" in document:  # JSON lines holding one line
+        return [document]
     plans = document.get("plans", [document])
     return [{"model": plan.get("model"), "gpus": plan["gpus"], "what": plan.get("kind", ""),
              "args": plan["megatron_args"], "environment": plan.get("megatron_environment", "")}
@@ -195,6 +197,8 @@ def main():
     sys.path.insert(0, options.megatron_lm)
     install_stand_ins()
     records = records_of(options.lines)
+    if not records:
+        sys.exit(f"{options.lines}: no emitted line to check (no 'args' records, no plan with megatron_args)")
     passed = 0
     for record in records:
         label = f"{record.get('model', '?')} {record['gpus']} {record.get('what', '')}"

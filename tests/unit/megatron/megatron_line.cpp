@@ -316,6 +316,8 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
               !listed("moe") && line.has("--bf16"),
           rule(MegatronRule::MoeA2aOverlap));
   }
+  if (line.has("--delay-wgrad-compute"))
+    check(line.has("--overlap-moe-expert-parallel-comm"), rule(MegatronRule::DelayWgradCompute));
   if (line.has("--moe-shared-expert-overlap")) {
     check((dispatcher == "alltoall" || dispatcher == "flex") && !line.has("--overlap-moe-expert-parallel-comm") &&
               !listed("shared_experts"),

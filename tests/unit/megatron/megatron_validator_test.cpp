@@ -208,6 +208,16 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
       "--attention-backend flash --bf16 --moe-shared-expert-overlap --recompute-granularity selective "
       "--recompute-modules shared_experts";
   EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::MoeSharedExpertOverlap));
+  // Delayed weight gradients without the EP all-to-all overlap.
+  emitted.arguments =
+      "--tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 --expert-model-parallel-size 8 "
+      "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
+      "--num-layers 8 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --num-experts 8 "
+      "--moe-ffn-hidden-size 1024 --moe-token-dispatcher-type alltoall --attention-backend flash --bf16 "
+      "--delay-wgrad-compute";
+  EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::DelayWgradCompute));
+  emitted.arguments += " --overlap-moe-expert-parallel-comm";
+  EXPECT_FALSE(mentions(validate_line(model, 16, emitted), MegatronRule::DelayWgradCompute));
   emitted.arguments =
       "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
       "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "

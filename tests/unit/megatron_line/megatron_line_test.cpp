@@ -176,10 +176,13 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   // The EP all-to-all overlap: with experts, and not with full recompute.
   Execution moe = plan_of(1, 1, 8, 1, 8, 1, 1, stages_of({32}, {Recompute::None}));
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+  // ... with the delayed weight gradients its price assumes (combined_layer_pair_exposed).
+  EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--delay-wgrad-compute"));
   // ... whose all-to-all is the priced one (Megatron's default dispatcher all-gathers).
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--moe-token-dispatcher-type alltoall"));
   moe.stages.front().recompute = Recompute::Full;
   EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
+  EXPECT_FALSE(has(search::megatron_arguments(mixtral, moe).arguments, "--delay-wgrad-compute"));
 
   // The shared-expert overlap: only on a model with shared experts, over ep > 1,
   // and not beside the EP all-to-all overlap (transformer_config.py:3040), which
