@@ -285,14 +285,21 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   // With it, --delay-wgrad-compute: the pair schedule the price assumes
   // (combined_layer_pair_exposed; transformer_config.py:3074-3077 allows it
   // only beside the overlap).
-  if (overlap.moe_a2a && first.recompute != Recompute::Full) {
+  const bool a2a_overlap = overlap.moe_a2a && first.recompute != Recompute::Full;
+  if (a2a_overlap) {
     a.add("--overlap-moe-expert-parallel-comm");
     a.add("--delay-wgrad-compute");
   }
   if (overlap.moe_shared) a.add("--moe-shared-expert-overlap");
   out.arguments = a.take();
 
+  // The 1F1B A2A overlap's two streams need more than one hardware queue
+  // (moe/README.md:437, "CUDA_DEVICE_MAX_CONNECTIONS > 1"); beside tp or cp
+  // Megatron then only warns where it otherwise asserts 1 (arguments.py
+  // :1466-1478), and 32 is what the MoE Model Zoo runs it with
+  // (sbatch_benchmarking.sh, A2A_OVERLAP=1). Unset is the driver's 8.
   if (fsdp) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", ""});
+  else if (a2a_overlap && (plan.tp > 1 || plan.cp > 1)) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "32"});
   else if (plan.tp > 1 || plan.cp > 1) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1"});
 
   if (plan.framework == Framework::Nest) {

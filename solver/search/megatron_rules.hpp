@@ -165,6 +165,7 @@ enum class MegatronRule {
   FsdpConnections,           // Megatron-FSDP: CUDA_DEVICE_MAX_CONNECTIONS != 1
   FsdpWithoutPipeline,       // Megatron-FSDP with pp > 1: no upstream test runs it (policy)
   TpCpConnections,           // tp or cp > 1 (Hopper and before, no FSDP): CUDA_DEVICE_MAX_CONNECTIONS=1
+  MoeA2aConnections,         // --overlap-moe-expert-parallel-comm: CUDA_DEVICE_MAX_CONNECTIONS unset or > 1
   ParamGatherOverlap,        // --overlap-param-gather: distributed optimizer or FSDP, and --overlap-grad-reduce
   TpCommOverlap,             // --tp-comm-overlap: sequence parallelism
   MoeA2aOverlap,             // --overlap-moe-expert-parallel-comm: ep > 1, interleaving when pp > 1, the
@@ -244,7 +245,11 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
      "Megatron-FSDP with pp > 1 is not asserted against but no upstream test runs it: ZeRO-2/3 plans keep "
      "pp = 1 unless --allow-fsdp-pp"},
     {MegatronRule::TpCpConnections, "megatron/training/arguments.py:1477",
-     "tp or cp > 1 on Hopper and earlier (without FSDP) needs CUDA_DEVICE_MAX_CONNECTIONS=1"},
+     "tp or cp > 1 on Hopper and earlier (without FSDP or --overlap-moe-expert-parallel-comm) needs "
+     "CUDA_DEVICE_MAX_CONNECTIONS=1"},
+    {MegatronRule::MoeA2aConnections, "megatron/core/transformer/moe/README.md:437",
+     "--overlap-moe-expert-parallel-comm runs its two streams with CUDA_DEVICE_MAX_CONNECTIONS unset or > 1 "
+     "(beside tp or cp, arguments.py:1466 warns instead of asserting 1)"},
     {MegatronRule::ParamGatherOverlap, "megatron/training/arguments.py:1024",
      "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP, and --overlap-grad-reduce"},
     {MegatronRule::TpCommOverlap, "megatron/training/arguments.py:1441",

@@ -333,6 +333,8 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
     check(line.text("--optimizer", "adam") == "adam" || line.text("--optimizer") == "sgd", rule(MegatronRule::FsdpOptimizer));
     check(connections != "1", rule(MegatronRule::FsdpConnections));
     check(pp == 1, rule(MegatronRule::FsdpWithoutPipeline));
+  } else if (line.has("--overlap-moe-expert-parallel-comm")) {
+    check(connections != "1", rule(MegatronRule::MoeA2aConnections));
   } else if (tp > 1 || cp > 1) {
     check(connections == "1", rule(MegatronRule::TpCpConnections));
   }

@@ -197,7 +197,7 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
   std::vector<std::string> problems = validate_line(model, 16, emitted);
   using search::MegatronRule;
   for (MegatronRule rule : {MegatronRule::ParamGatherOverlap, MegatronRule::TpCommOverlap, MegatronRule::MoeA2aOverlap,
-                            MegatronRule::MoeSharedExpertOverlap})
+                            MegatronRule::MoeSharedExpertOverlap, MegatronRule::MoeA2aConnections})
     EXPECT_TRUE(mentions(problems, rule)) << search::describe(rule);
   // The shared-expert overlap beside the shared_experts recompute module, with the alltoall dispatcher.
   emitted.arguments =

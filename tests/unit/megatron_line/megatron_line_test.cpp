@@ -178,6 +178,18 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--overlap-moe-expert-parallel-comm"));
   // ... with the delayed weight gradients its price assumes (combined_layer_pair_exposed).
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--delay-wgrad-compute"));
+  // ... on more than one hardware queue beside tp (moe/README.md:437; 32 as the Model Zoo runs it),
+  // where without the overlap tp needs exactly one (arguments.py:1477).
+  auto connections = [&](const Execution& candidate) {
+    for (const search::EnvironmentSetting& setting : search::megatron_arguments(mixtral, candidate).environment)
+      if (setting.name == "CUDA_DEVICE_MAX_CONNECTIONS") return setting.value;
+    return std::string("<none>");
+  };
+  Execution tp_moe = plan_of(2, 1, 8, 1, 8, 1, 1, stages_of({32}, {Recompute::None}));
+  EXPECT_EQ(connections(tp_moe), "32");
+  tp_moe.overlap.moe_a2a = false;
+  EXPECT_EQ(connections(tp_moe), "1");
+  EXPECT_EQ(connections(moe), "<none>");  // tp 1, cp 1: the driver's default (8)
   // ... whose all-to-all is the priced one (Megatron's default dispatcher all-gathers).
   EXPECT_TRUE(has(search::megatron_arguments(mixtral, moe).arguments, "--moe-token-dispatcher-type alltoall"));
   moe.stages.front().recompute = Recompute::Full;
