@@ -30,6 +30,8 @@ namespace nestfast::search {
 //    combined 1F1B schedules their nodes on two streams, with
 //    --delay-wgrad-compute (emitted beside it), instead of every all-to-all
 //    of the pair behind the pair's whole computation.
-inline constexpr std::uint64_t kCostModelVersion = 12;
+// 13: the shared-expert overlap not where tp or cp > 1 without Megatron-FSDP
+//    leaves one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1).
+inline constexpr std::uint64_t kCostModelVersion = 13;
 
 }  // namespace nestfast::search

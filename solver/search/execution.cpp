@@ -44,7 +44,13 @@ Overlap effective_overlap(const Execution& plan) {
   // Megatron refuses it beside the moe recompute module (transformer_config.py:3030-3032).
   runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1) &&
                  !has_module(plan.recompute_modules, RecomputeModule::Moe);
-  runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a &&
+  // With tp or cp > 1 and no Megatron-FSDP the launch runs one hardware
+  // queue (CUDA_DEVICE_MAX_CONNECTIONS=1, asserted on Hopper and before,
+  // arguments.py:1477), and the shared experts' side stream overlaps the
+  // dispatch only with more (moe/token_dispatcher.py:697-698).
+  const bool fsdp = plan.zero_stage >= 2 && plan.dp * plan.cp > 1;
+  const bool one_queue = (plan.tp > 1 || plan.cp > 1) && !fsdp;
+  runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a && !one_queue &&
                     !has_module(plan.recompute_modules, RecomputeModule::SharedExperts);
   return runs;
 }

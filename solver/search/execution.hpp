@@ -205,7 +205,10 @@ struct Execution {
 // not beside the moe recompute module, :3030-3032; moe_shared with ep > 1
 // (the alltoall or flex dispatcher, transformer_config.py:1820-1826), not
 // beside moe_a2a, which takes precedence (:3039-3041), nor beside the
-// shared_experts recompute module (:1991-1998)).
+// shared_experts recompute module (:1991-1998), nor where tp or cp > 1
+// without Megatron-FSDP leaves one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS
+// =1, arguments.py:1477), with which the side stream does not overlap the
+// dispatch (moe/token_dispatcher.py:697-698)).
 Overlap effective_overlap(const Execution& plan);
 // The same as a plan of `model` runs it: the shared-expert overlap only on a
 // model with shared experts (elsewhere Megatron's flag does nothing, the

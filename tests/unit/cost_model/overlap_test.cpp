@@ -340,13 +340,15 @@ ModelSpec shared_expert_model() {
 }
 
 // ep 4 over dp 4 at pp 2 without interleaving (where Megatron runs the
-// shared-expert overlap, not the 1F1B A2A one); at tp > 1 with sp and whole
-// experts beside it.
+// shared-expert overlap, not the 1F1B A2A one); at tp > 1 with sp, whole
+// experts beside it and Megatron-FSDP (ZeRO 2), without which tp leaves one
+// hardware queue and no overlap.
 Execution shared_expert_execution(int tp) {
   Execution e = test::moe_execution(AllToAllAlgorithm::Fanout);
   e.tp = tp;
   e.sp = tp > 1;
   e.expert_tp = tp > 1 ? 1 : 0;
+  e.zero_stage = tp > 1 ? 2 : 0;
   e.pp = 2;
   e.dp = 4;
   e.ep = 4;
@@ -416,6 +418,17 @@ TEST(Overlap, SharedExpertsHideTheirLayersAllToAlls) {
   other = e;
   other.ep = 1;
   EXPECT_FALSE(effective_overlap(other).moe_shared);
+  // Nor where tp or cp > 1 without Megatron-FSDP leaves one hardware queue.
+  other = shared_expert_execution(2);
+  EXPECT_TRUE(effective_overlap(other).moe_shared);
+  other.zero_stage = 1;
+  EXPECT_FALSE(effective_overlap(other).moe_shared);
+  other = e;
+  other.cp = 2;
+  other.dp = 2;
+  EXPECT_FALSE(effective_overlap(other).moe_shared);
+  other.zero_stage = 2;
+  EXPECT_TRUE(effective_overlap(other).moe_shared);
 }
 
 // The MTP layers in the head's row (multi_token_prediction.py builds their

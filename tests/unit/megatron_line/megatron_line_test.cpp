@@ -211,6 +211,10 @@ TEST(MegatronLine, OverlapAndAttentionFlagsAreWhatThePriceAssumes) {
   piped.recompute_modules = module_bit(RecomputeModule::SharedExperts);
   piped.stages = stages_of({16, 16}, {Recompute::Selective});
   EXPECT_FALSE(has(search::megatron_arguments(shared, piped).arguments, "--moe-shared-expert-overlap"));
+  // tp 2 without Megatron-FSDP: CUDA_DEVICE_MAX_CONNECTIONS=1, one hardware queue, nothing overlaps.
+  Execution tp_piped = plan_of(2, 2, 4, 1, 8, 1, 1, stages_of({16, 16}, {Recompute::None}));
+  line = search::megatron_arguments(shared, tp_piped).arguments;
+  EXPECT_FALSE(has(line, "--moe-shared-expert-overlap")) << line;
   piped = plan_of(1, 2, 8, 1, 8, 1, 1, stages_of({16, 16}, {Recompute::None}));
   piped.overlap.moe_shared = false;
   EXPECT_FALSE(has(search::megatron_arguments(shared, piped).arguments, "--moe-shared-expert-overlap"));
