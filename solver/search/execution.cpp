@@ -34,6 +34,12 @@ Framework parse_framework(const std::string& text, const std::string& what) {
   throw std::invalid_argument(what + ": '" + text + "' is not megatron-core or nest");
 }
 
+bool megatron_fsdp(const Execution& plan) { return plan.zero_stage >= 2 && plan.dp * plan.cp > 1; }
+
+bool one_hardware_queue(const Execution& plan, bool a2a_overlap) {
+  return (plan.tp > 1 || plan.cp > 1) && !megatron_fsdp(plan) && !a2a_overlap;
+}
+
 Overlap effective_overlap(const Execution& plan) {
   const Overlap& asked = plan.overlap;
   Overlap runs = Overlap::none();
@@ -44,13 +50,9 @@ Overlap effective_overlap(const Execution& plan) {
   // Megatron refuses it beside the moe recompute module (transformer_config.py:3030-3032).
   runs.moe_a2a = asked.moe_a2a && plan.ep > 1 && (plan.pp == 1 || plan.vpp > 1) &&
                  !has_module(plan.recompute_modules, RecomputeModule::Moe);
-  // With tp or cp > 1 and no Megatron-FSDP the launch runs one hardware
-  // queue (CUDA_DEVICE_MAX_CONNECTIONS=1, asserted on Hopper and before,
-  // arguments.py:1477), and the shared experts' side stream overlaps the
-  // dispatch only with more (moe/token_dispatcher.py:697-698).
-  const bool fsdp = plan.zero_stage >= 2 && plan.dp * plan.cp > 1;
-  const bool one_queue = (plan.tp > 1 || plan.cp > 1) && !fsdp;
-  runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a && !one_queue &&
+  // The shared experts' side stream overlaps the dispatch only with more
+  // than one hardware queue (moe/token_dispatcher.py:697-698).
+  runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a && !one_hardware_queue(plan, runs.moe_a2a) &&
                     !has_module(plan.recompute_modules, RecomputeModule::SharedExperts);
   return runs;
 }

@@ -210,6 +210,16 @@ struct Execution {
 // =1, arguments.py:1477), with which the side stream does not overlap the
 // dispatch (moe/token_dispatcher.py:697-698)).
 Overlap effective_overlap(const Execution& plan);
+// Megatron-FSDP runs the plan: ZeRO 2 or 3 over dp*cp > 1 (megatron_args
+// emits --use-megatron-fsdp for it).
+bool megatron_fsdp(const Execution& plan);
+// Whether a Megatron-Core launch of `plan` runs one hardware queue
+// (CUDA_DEVICE_MAX_CONNECTIONS=1): tp or cp > 1 (asserted on Hopper and
+// before, arguments.py:1477), unless Megatron-FSDP (which needs more, :1166)
+// or the 1F1B A2A overlap (`a2a_overlap`: its two streams need more,
+// moe/README.md:437; Megatron only warns there, :1466) runs. What the
+// emitted environment sets and what the shared-expert overlap needs.
+bool one_hardware_queue(const Execution& plan, bool a2a_overlap);
 // The same as a plan of `model` runs it: the shared-expert overlap only on a
 // model with shared experts (elsewhere Megatron's flag does nothing, the
 // price does not change and the line leaves it out). What a plan records as

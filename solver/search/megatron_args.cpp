@@ -150,7 +150,7 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   MegatronArguments out;
   Line a;
   const bool moe = model.moe.enabled();
-  const bool fsdp = plan.zero_stage >= 2 && plan.dp * plan.cp > 1;
+  const bool fsdp = megatron_fsdp(plan);
   const int seq = plan.seq_len > 0 ? plan.seq_len : model.seq_len;
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
   const bool mla = model.attention == AttentionKind::MultiLatent;
@@ -293,14 +293,12 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
   if (overlap.moe_shared) a.add("--moe-shared-expert-overlap");
   out.arguments = a.take();
 
-  // The 1F1B A2A overlap's two streams need more than one hardware queue
-  // (moe/README.md:437, "CUDA_DEVICE_MAX_CONNECTIONS > 1"); beside tp or cp
-  // Megatron then only warns where it otherwise asserts 1 (arguments.py
-  // :1466-1478), and 32 is what the MoE Model Zoo runs it with
-  // (sbatch_benchmarking.sh, A2A_OVERLAP=1). Unset is the driver's 8.
+  // One hardware queue or more (one_hardware_queue); where tp or cp > 1
+  // needs more (the 1F1B A2A overlap), 32, what the MoE Model Zoo runs it
+  // with (sbatch_benchmarking.sh, A2A_OVERLAP=1). Unset is the driver's 8.
   if (fsdp) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", ""});
-  else if (a2a_overlap && (plan.tp > 1 || plan.cp > 1)) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "32"});
-  else if (plan.tp > 1 || plan.cp > 1) out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1"});
+  else if (plan.tp > 1 || plan.cp > 1)
+    out.environment.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", one_hardware_queue(plan, a2a_overlap) ? "1" : "32"});
 
   if (plan.framework == Framework::Nest) {
     out.notes.push_back("framework nest: Megatron-LM cannot run this plan as priced (search with --framework "
