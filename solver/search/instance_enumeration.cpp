@@ -49,11 +49,13 @@ bool same_active_order(const std::array<ParallelDim, kParallelDims>& order, cons
 // Nest: every order of the dims whose degree exceeds 1, then the size-1
 // dims in the default order (their position changes no stride).
 // MegatronCore: its two rank orders (tp-cp-ep-dp-pp, and tp-cp-ep-pp-dp with
-// --use-tp-pp-dp-mapping where its expert grid allows it), or those of the
-// user's orders that are one of them.
+// --use-tp-pp-dp-mapping where its expert grid allows it: `expert_pp_stride`
+// = etp * ep, which must equal the dense grid's tp * cp at pp > 1,
+// MegatronRule::TpPpDpMappingGroups), or those of the user's orders that
+// are one of them.
 std::vector<std::array<ParallelDim, kParallelDims>> placements_for(const std::array<int, kParallelDims>& size,
                                                                     const StrategySpace& space, bool megatron, int pp,
-                                                                    int ep, int cp) {
+                                                                    int expert_pp_stride, int dense_pp_stride) {
   std::vector<std::array<ParallelDim, kParallelDims>> orders;
   const std::array<ParallelDim, kParallelDims> kDefault = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
                                                            ParallelDim::Dp, ParallelDim::Pp};
@@ -61,8 +63,10 @@ std::vector<std::array<ParallelDim, kParallelDims>> placements_for(const std::ar
                                                         ParallelDim::Pp, ParallelDim::Dp};
   if (megatron) {
     std::vector<std::array<ParallelDim, kParallelDims>> allowed = {kDefault};
-    // tp-pp-dp needs the expert grid's pp groups to equal the dense ones (ep == cp).
-    if (!same_active_order(kPpDp, size, kDefault) && (pp == 1 || ep == cp)) allowed.push_back(kPpDp);
+    // tp-pp-dp needs the expert grid's pp groups to equal the dense ones
+    // (etp * ep == tp * cp: ep == cp at etp = tp, ep == tp * cp with whole experts).
+    if (!same_active_order(kPpDp, size, kDefault) && (pp == 1 || expert_pp_stride == dense_pp_stride))
+      allowed.push_back(kPpDp);
     if (space.placements.empty()) return allowed;
     for (const auto& order : space.placements) {
       std::array<ParallelDim, kParallelDims> fixed{};
@@ -321,7 +325,8 @@ std::vector<DpInstance> enumerate_instances(const SolveProblem& problem, const S
                             recomputes.push_back({bit, n, kDefaultRecomputeModules});
                       }
                     }
-                    for (const auto& placement : placements_for(size, space, megatron, pp, ep, cp)) {
+                    const int expert_pp_stride = (expert_tp > 0 ? expert_tp : tp) * ep;
+                    for (const auto& placement : placements_for(size, space, megatron, pp, expert_pp_stride, tp * cp)) {
                       for (const RecomputeChoice& recompute : recomputes) {
                         // The probe's degrees, with a placement and recompute.
                         DpInstance instance = probe;

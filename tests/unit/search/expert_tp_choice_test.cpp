@@ -3,6 +3,7 @@
 // (parallel_state.py:871-900: ep x etp divides tp*cp*dp).
 #include <gtest/gtest.h>
 
+#include "solver/search/megatron_rules.hpp"
 #include "solver/search/plan_cost.hpp"
 #include "solver/search/solve.hpp"
 #include "solver/search/strategy_space.hpp"
@@ -93,6 +94,33 @@ TEST(ExpertTpChoice, ExpertTensorParallelismWinsWhenWholeExpertsDoNotFit) {
   EXPECT_EQ(tight.top[0].plan.etp(), 2);
   EXPECT_EQ(tight.top[0].plan.expert_tp, 0);
   EXPECT_LT(evaluate_plan(p.model, p.cluster, tight.top[0].plan).memory_peak_bytes, p.cluster.gpu.hbm_bytes);
+}
+
+// Megatron's tp-pp-dp rank order (--use-tp-pp-dp-mapping) needs the expert
+// grid's pipeline groups to be the dense grid's: etp * ep == tp * cp at pp > 1
+// (parallel_state.py:898). With whole experts that is ep == tp * cp, not
+// ep == cp: at tp 2, ep 2 the order runs with etp 1 and cp 1, not with etp 2,
+// nor with etp 1 beside cp 2. Every instance the megatron-core space holds
+// passes Megatron's rules, and the one valid tp-pp-dp case is among them.
+TEST(ExpertTpChoice, TpPpDpOrderFollowsTheExpertGridWithWholeExperts) {
+  SolveProblem p = problem();
+  StrategySpace space = only_etp_left();
+  space.pp = {2};
+  space.cp = {1, 2};
+  space.ep = {2};
+  const std::vector<ParallelDim> pp_dp = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp,
+                                          ParallelDim::Dp};
+  int tp_pp_dp = 0;
+  for (const DpInstance& instance : enumerate_instances(p, space)) {
+    const Execution e = execution_skeleton(p, instance);
+    EXPECT_TRUE(megatron_violations(p.model, e).empty())
+        << "etp " << e.etp() << " cp " << e.cp << " placement " << placement_to_string(e.placement);
+    if (e.placement == pp_dp) {
+      ++tp_pp_dp;
+      EXPECT_EQ(e.etp() * e.ep, e.tp * e.cp);
+    }
+  }
+  EXPECT_GT(tp_pp_dp, 0) << "etp 1, ep 2 at tp 2, cp 1 runs tp-pp-dp";
 }
 
 }  // namespace
