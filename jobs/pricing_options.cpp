@@ -12,7 +12,8 @@ void add_pricing_options(CLI::App& command, PricingFlags& flags) {
                   "communication overlapped with compute: all (default), none, or a list of grad (DP "
                   "gradient reduce), param (ZeRO weight gather), tp (TP comm, needs sp), p2p (interleaved "
                   "pipeline), a2a (MoE all-to-all behind another micro-batch), shared (MoE shared experts beside "
-                  "their layer's all-to-alls)");
+                  "their layer's all-to-alls), wgrad (MoE experts' weight gradients beside the dispatch's "
+                  "backward all-to-all, where a2a does not run)");
   command.add_option("--grad-reduce", flags.grad_reduce,
                      "gradients kept and reduced in fp32 (default) or bf16 (Megatron-LM's --grad-reduce-in-bf16: "
                      "half the gradient memory and DP traffic)");

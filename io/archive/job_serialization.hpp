@@ -22,7 +22,7 @@ void serialize(Archive& ar, nestfast::io::SweepSpec& s, unsigned) {
 
 template <class Archive>
 void serialize(Archive& ar, nestfast::Overlap& s, unsigned) {
-  ar& s.grad_reduce& s.param_gather& s.tp_comm& s.p2p& s.moe_a2a& s.moe_shared;
+  ar& s.grad_reduce& s.param_gather& s.tp_comm& s.p2p& s.moe_a2a& s.moe_shared& s.moe_dispatch_wgrad;
 }
 
 template <class Archive>

@@ -67,7 +67,7 @@ struct PlanRow {
   char a2a[kShortChars] = {};
   char framework[kShortChars] = {};  // "megatron-core" or "nest"
   char attention[kShortChars] = {};  // "flash" or "unfused"
-  char overlap[kOrderChars] = {};    // the overlaps asked: "all", "none" or "grad,param,tp,p2p,a2a,shared" (some)
+  char overlap[kOrderChars] = {};    // the overlaps asked: "all", "none" or some of "grad,param,tp,p2p,a2a,shared,wgrad" (31 characters at most)
   char grad_reduce[kShortChars] = {};  // "fp32" or "bf16": the gradients' dtype, kept and reduced
   char megatron_args[kArgumentChars] = {};         // exactly what solve/evaluate print for the plan
   char megatron_environment[kEnvironmentChars] = {};  // the environment it needs ("" = none)

@@ -65,7 +65,7 @@ const std::vector<RowField>& plan_fields() {
       NESTFAST_FIELD(PlanRow, attention, Short, Attention, "",
                      "attention priced: flash (fused) or unfused (Megatron's softmax)"),
       NESTFAST_FIELD(PlanRow, overlap, Order, Overlap, "",
-                     "communication overlaps asked: all, none or some of grad,param,tp,p2p,a2a,shared; those the plan can "
+                     "communication overlaps asked: all, none or some of grad,param,tp,p2p,a2a,shared,wgrad; those the plan can "
                      "run are priced and emitted (effective_overlap, query and solve --json: overlap_priced)"),
       NESTFAST_FIELD(PlanRow, grad_reduce, Short, GradReduce, "",
                      "gradients kept and reduced in fp32 or bf16 (Megatron-LM's --grad-reduce-in-bf16)"),

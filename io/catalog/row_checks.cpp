@@ -170,7 +170,7 @@ std::string broken(ValueRule rule, const Value& value, bool feasible) {
       return empty_without_plan ||
                      accepted(text, [](const std::string& list) { (void)parse_overlap_text(list, "overlap"); })
                  ? ""
-                 : "is not a list of overlaps (all, none or some of grad,param,tp,p2p,a2a,shared)";
+                 : "is not a list of overlaps (all, none or some of grad,param,tp,p2p,a2a,shared,wgrad)";
     case ValueRule::GradReduce:
       return empty_without_plan ||
                      accepted(text, [](const std::string& name) { (void)parse_grad_reduce(name, "grad_reduce"); })

@@ -32,6 +32,9 @@ namespace nestfast::search {
 //    of the pair behind the pair's whole computation.
 // 13: the shared-expert overlap not where tp or cp > 1 without Megatron-FSDP
 //    leaves one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1).
-inline constexpr std::uint64_t kCostModelVersion = 13;
+// 14: --overlap-dispatch-backward-with-experts-wgrad: the routed experts'
+//    weight gradients beside their layer's dispatch gradient
+//    (Overlap::moe_dispatch_wgrad, on by default where the A2A overlap is not).
+inline constexpr std::uint64_t kCostModelVersion = 14;
 
 }  // namespace nestfast::search

@@ -54,6 +54,10 @@ Overlap effective_overlap(const Execution& plan) {
   // than one hardware queue (moe/token_dispatcher.py:697-698).
   runs.moe_shared = asked.moe_shared && plan.ep > 1 && !runs.moe_a2a && !one_hardware_queue(plan, runs.moe_a2a) &&
                     !has_module(plan.recompute_modules, RecomputeModule::SharedExperts);
+  // The routed experts' wgrad on its own stream beside the dispatch's
+  // backward (moe_layer.py:776-814): no queue rule, the all-to-all is
+  // launched before the GEMMs it runs beside, the order one queue keeps.
+  runs.moe_dispatch_wgrad = asked.moe_dispatch_wgrad && plan.ep > 1 && !runs.moe_a2a;
   return runs;
 }
 
@@ -78,7 +82,8 @@ constexpr OverlapName kOverlapNames[] = {{"grad", &Overlap::grad_reduce},
                                          {"tp", &Overlap::tp_comm},
                                          {"p2p", &Overlap::p2p},
                                          {"a2a", &Overlap::moe_a2a},
-                                         {"shared", &Overlap::moe_shared}};
+                                         {"shared", &Overlap::moe_shared},
+                                         {"wgrad", &Overlap::moe_dispatch_wgrad}};
 
 }  // namespace
 
@@ -118,7 +123,7 @@ Overlap parse_overlap(const std::vector<std::string>& names, const std::string& 
       overlap.*entry.flag = known = true;
     }
     if (!known) {
-      throw std::invalid_argument(what + ": '" + item + "' is not one of grad, param, tp, p2p, a2a, shared (or all, none alone)");
+      throw std::invalid_argument(what + ": '" + item + "' is not one of grad, param, tp, p2p, a2a, shared, wgrad (or all, none alone)");
     }
   }
   return overlap;

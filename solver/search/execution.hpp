@@ -131,8 +131,11 @@ struct Overlap {
   bool moe_shared = true;    // --moe-shared-expert-overlap: the shared experts on a side stream beside the
                              // same layer's dispatch and combine (needs ep > 1, not beside moe_a2a; inert
                              // on a model without shared experts, as Megatron's flag is)
+  bool moe_dispatch_wgrad = true;  // --overlap-dispatch-backward-with-experts-wgrad: the routed experts'
+                                   // weight gradients on a side stream beside the dispatch's backward
+                                   // all-to-all (needs ep > 1, not beside moe_a2a)
 
-  static Overlap none() { return {false, false, false, false, false, false}; }
+  static Overlap none() { return {false, false, false, false, false, false, false}; }
   bool operator==(const Overlap&) const = default;
 };
 
@@ -208,7 +211,9 @@ struct Execution {
 // shared_experts recompute module (:1991-1998), nor where tp or cp > 1
 // without Megatron-FSDP leaves one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS
 // =1, arguments.py:1477), with which the side stream does not overlap the
-// dispatch (moe/token_dispatcher.py:697-698)).
+// dispatch (moe/token_dispatcher.py:697-698); moe_dispatch_wgrad with ep > 1,
+// not beside moe_a2a, which this emitter prefers (Megatron refuses the two
+// together, and --delay-wgrad-compute beside it, transformer_config.py:3084-3095)).
 Overlap effective_overlap(const Execution& plan);
 // Megatron-FSDP runs the plan: ZeRO 2 or 3 over dp*cp > 1 (megatron_args
 // emits --use-megatron-fsdp for it).
@@ -233,7 +238,7 @@ const char* to_string(Optimizer optimizer);
 const char* to_string(Framework framework);  // "megatron-core", "nest"
 const char* to_string(Attention attention);  // "flash", "unfused"
 const char* to_string(GradReduce dtype);     // "fp32", "bf16"
-// "grad,param,tp,p2p,a2a,shared" (the ones on), "all" or "none".
+// "grad,param,tp,p2p,a2a,shared,wgrad" (the ones on), "all" or "none".
 std::string to_string(const Overlap& overlap);
 // Parse "none|selective|full", "tp|cp|ep|pp|dp", "adam|sgd", "fast|fanout|deepep",
 // "megatron-core|nest", "flash|unfused", "fp32|bf16" and the names of the overlaps that

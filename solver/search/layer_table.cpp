@@ -35,6 +35,7 @@ LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& exe
   config.tp_comm_overlap = overlap.tp_comm;
   config.moe_a2a_overlap = overlap.moe_a2a;
   config.moe_shared_overlap = overlap.moe_shared;
+  config.moe_dispatch_wgrad_overlap = overlap.moe_dispatch_wgrad;
   return config;
 }
 
@@ -216,7 +217,15 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       // TransformerEngine's userbuffer overlap pipelines each all-gather /
       // reduce-scatter with the GEMM beside it in tp chunks (the backward
       // with the data- and weight-gradient GEMMs); the reduce-scatters'
-      // last chunk has nothing after it to hide behind.
+      // last chunk has nothing after it to hide behind. Whole also where the
+      // launch has more than one hardware queue (Megatron-FSDP, the A2A
+      // overlap's 32): on Hopper with CUDA >= 12.3 TransformerEngine orders
+      // the userbuffer kernel's launch before the GEMM's with an event
+      // (CommOverlapCore's constructor, _comm_launch_event, and bulk_overlap's
+      // wait on it, common/comm_gemm_overlap/comm_gemm_overlap.cpp at
+      // TransformerEngine 015939ab), what one queue did. Megatron's warning
+      // there (arguments.py:1456-1475) concerns the collectives outside
+      // userbuffers, priced serial here.
       const double last_chunks_fw = 0.5 * tp_fw / config.tp;
       const double last_chunks_bw = 0.5 * tp_bw / config.tp;
       tp_fw = last_chunks_fw + exposed_seconds(tp_fw - last_chunks_fw, gemms_fw, slowdown);
@@ -270,6 +279,17 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
       const double exposed = moe_layers * combined_layer_pair_exposed(pair);
       ep_overlapped = exposed + slowdown * (ep_fw + ep_bw - exposed);
     }
+    // --overlap-dispatch-backward-with-experts-wgrad: the routed experts'
+    // weight gradients, delayed past their data gradients, run on their own
+    // stream while the dispatch's backward all-to-all runs, and the layer's
+    // backward waits for both (moe_layer.py:776-814 at Megatron-LM d98e8a64).
+    // A weight gradient is a GEMM of each forward GEMM's FLOPs.
+    const double experts_wgrad_window =
+        config.moe_dispatch_wgrad_overlap && work.ep_all_to_alls_forward > 0
+            ? gemms_time(gpu, work.routed.gemms) / moe_layers
+            : 0.0;
+    if (experts_wgrad_window > 0)
+      ep_bw = moe_layers * (ep_one + exposed_seconds(ep_one, experts_wgrad_window, slowdown));
     if (shared_side) {
       // The side stream: the gather and fc1 with the activation beside the
       // dispatch, fc2 and the reduce-scatter beside the combine (without sp
@@ -285,8 +305,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
               (exposed_seconds(ep_one, gather + fc1, slowdown) + exposed_seconds(ep_one, fc2 + reduce, slowdown));
       // Each collective's gradient is its mirror: the gather's a reduce-scatter
       // (without sp the copy's an all-reduce), the reduce's a gather (or nothing).
+      // The dispatch's gradient has the experts' weight gradients beside it
+      // too where they are delayed (experts_wgrad_window).
       ep_bw = moe_layers * (exposed_seconds(ep_one, 2 * fc2 + gather, slowdown) +
-                            exposed_seconds(ep_one, 2 * fc1 + reduce, slowdown));
+                            exposed_seconds(ep_one, 2 * fc1 + reduce + experts_wgrad_window, slowdown));
     }
     // Selective: what the checkpointed modules run again before their
     // backward (layer_work's `selective`): the core attention's forward

@@ -44,10 +44,12 @@ struct LayerTableConfig {
   // Overlaps that apply to this configuration (Execution::overlap where
   // Megatron can run it): TP comm needs sp and tp > 1; the MoE all-to-all
   // overlap needs ep > 1 and, with pp > 1, interleaving; the shared-expert
-  // overlap needs ep > 1 and not the former.
+  // overlap needs ep > 1 and not the former; so does the experts' weight
+  // gradients beside the dispatch's backward.
   bool tp_comm_overlap = false;
   bool moe_a2a_overlap = false;
   bool moe_shared_overlap = false;
+  bool moe_dispatch_wgrad_overlap = false;
 };
 
 LayerTableConfig layer_table_config(const ModelSpec& model, const Execution& execution,
@@ -64,7 +66,8 @@ enum class LayerColumn : int {
                     //    part the neighbouring GEMMs do not hide, plus their slowdown
   ForwardCp,        // s: CP ring K/V exchange not hidden behind attention
   ForwardEp,        // s: MoE dispatch + combine all-to-all (serial; under moe_shared_overlap what the
-                    //    shared experts beside them do not hide, plus their slowdown)
+                    //    shared experts beside them do not hide, plus their slowdown; BackwardEp also
+                    //    under moe_dispatch_wgrad_overlap, the dispatch's gradient beside the experts' wgrad)
   BackwardCompute,  // s
   BackwardTp,
   BackwardCp,

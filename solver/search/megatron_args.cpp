@@ -291,6 +291,10 @@ MegatronArguments megatron_arguments(const ModelSpec& model, const Execution& pl
     a.add("--delay-wgrad-compute");
   }
   if (overlap.moe_shared) a.add("--moe-shared-expert-overlap");
+  // Exclusive with the A2A overlap and so with --delay-wgrad-compute
+  // (transformer_config.py:3084-3095): effective_overlap keeps it off
+  // wherever moe_a2a is on, so a line never carries both.
+  if (overlap.moe_dispatch_wgrad) a.add("--overlap-dispatch-backward-with-experts-wgrad");
   out.arguments = a.take();
 
   // One hardware queue or more (one_hardware_queue); where tp or cp > 1

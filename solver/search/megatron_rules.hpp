@@ -118,6 +118,8 @@ inline constexpr MegatronFlag kMegatronFlags[] = {
     {"--no-overlap-p2p-communication", FlagKind::Switch, "", "megatron/training/arguments.py:3118"},
     {"--overlap-moe-expert-parallel-comm", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:343"},
     {"--delay-wgrad-compute", FlagKind::Switch, "", "megatron/core/model_parallel_config.py:348"},
+    {"--overlap-dispatch-backward-with-experts-wgrad", FlagKind::Switch, "",
+     "megatron/core/model_parallel_config.py:351"},
     {"--moe-shared-expert-overlap", FlagKind::Switch, "", "megatron/core/transformer/transformer_config.py:717"},
     // Recompute.
     {"--recompute-granularity", FlagKind::Choice, "full|selective",
@@ -173,6 +175,8 @@ enum class MegatronRule {
   MoeSharedExpertOverlap,    // --moe-shared-expert-overlap: the alltoall or flex dispatcher, not beside
                              // --overlap-moe-expert-parallel-comm or the shared_experts recompute module
   DelayWgradCompute,         // --delay-wgrad-compute: only beside --overlap-moe-expert-parallel-comm
+  DispatchWgradOverlap,      // --overlap-dispatch-backward-with-experts-wgrad: neither the A2A overlap nor
+                             // --delay-wgrad-compute beside it
   MlaWithoutQueryGroups,     // multi-latent attention: no --group-query-attention
   MlaRopeFusion,             // multi-latent attention with --rope-type rope: --no-rope-fusion
   MlaAttentionBackend,       // multi-latent attention: TransformerEngine's flash backend refuses it
@@ -263,6 +267,9 @@ inline constexpr MegatronRuleText kMegatronRules[] = {
     {MegatronRule::DelayWgradCompute, "megatron/core/transformer/transformer_config.py:3074",
      "--delay-wgrad-compute needs --overlap-moe-expert-parallel-comm (and TransformerEngine >= 2.8.0 beside "
      "--overlap-grad-reduce, arguments.py:1903)"},
+    {MegatronRule::DispatchWgradOverlap, "megatron/core/transformer/transformer_config.py:3084",
+     "--overlap-dispatch-backward-with-experts-wgrad excludes --overlap-moe-expert-parallel-comm and "
+     "--delay-wgrad-compute (and needs TransformerEngine >= 2.3.0, :3089)"},
     {MegatronRule::MlaWithoutQueryGroups, "megatron/training/arguments.py:1974",
      "multi-latent attention excludes --group-query-attention"},
     {MegatronRule::MlaRopeFusion, "megatron/core/transformer/transformer_config.py:3345",

@@ -24,6 +24,7 @@ std::string table_key(const LayerTableConfig& config) {
   std::string key = join(config.tp, config.cp, config.ep, config.etp, config.sp ? 1 : 0, config.micro_batch, config.seq_len,
                          static_cast<int>(config.a2a), config.expert_imbalance, static_cast<int>(config.attention), config.causal ? 1 : 0,
                          config.tp_comm_overlap ? 1 : 0, config.moe_a2a_overlap ? 1 : 0, config.moe_shared_overlap ? 1 : 0,
+                         config.moe_dispatch_wgrad_overlap ? 1 : 0,
                          config.grad_reduce_bytes_per_param, config.recompute_modules);
   for (const GroupShape* group : {&config.tp_group, &config.cp_group, &config.ep_group, &config.dense_dp_group,
                                   &config.expert_dp_group}) {

@@ -35,8 +35,11 @@ TEST(Overlap, NamesParseAndPrint) {
   EXPECT_EQ(parse_overlap({"none"}, "x"), Overlap::none());
   const Overlap some = parse_overlap({"grad", "tp"}, "x");
   EXPECT_TRUE(some.grad_reduce && some.tp_comm);
-  EXPECT_FALSE(some.param_gather || some.p2p || some.moe_a2a || some.moe_shared);
+  EXPECT_FALSE(some.param_gather || some.p2p || some.moe_a2a || some.moe_shared || some.moe_dispatch_wgrad);
   EXPECT_EQ(to_string(parse_overlap({"grad", "shared"}, "x")), "grad,shared");
+  EXPECT_EQ(to_string(parse_overlap({"wgrad", "shared"}, "x")), "shared,wgrad");
+  // The longest list short of "all" fits the catalog's 31-character field (catalog_rows.hpp).
+  EXPECT_EQ(to_string(parse_overlap({"grad", "param", "p2p", "a2a", "shared", "wgrad"}, "x")).size(), 31u);
   EXPECT_EQ(to_string(some), "grad,tp");
   EXPECT_EQ(to_string(Overlap{}), "all");
   EXPECT_THROW(parse_overlap({"grad", "grad"}, "x"), std::invalid_argument);
@@ -353,6 +356,9 @@ Execution shared_expert_execution(int tp) {
   e.dp = 4;
   e.ep = 4;
   e.global_batch = 16;
+  // Priced alone here; beside the experts' delayed weight gradients in
+  // ExpertsWgradHidesTheDispatchBackward.
+  e.overlap.moe_dispatch_wgrad = false;
   return e;
 }
 
@@ -532,6 +538,89 @@ TEST(Overlap, RecomputedSharedExpertsTpUnitStaysOnTheSideStream) {
   EXPECT_NEAR(ub_shared.value(LayerColumn::RecomputeSelective, moe) - ub.value(LayerColumn::RecomputeSelective, moe),
               unit * (1 - mean) + ub_shared.value(LayerColumn::ForwardEp, moe) - ub.value(LayerColumn::ForwardEp, moe),
               1e-15);
+}
+
+// --overlap-dispatch-backward-with-experts-wgrad: the routed experts' weight
+// gradients, delayed past their data gradients, run on their own stream
+// beside the dispatch's backward all-to-all (moe_layer.py:776-814). The
+// combine's gradient and the forward's all-to-alls stay serial.
+TEST(Overlap, ExpertsWgradHidesTheDispatchBackward) {
+  const GpuSpec gpu = shared_expert_cluster(1).gpu;
+  // By hand: ep 4 over moe_model's 8 experts, two here, each of the k t =
+  // 4096 token copies' half at h = 2048, SwiGLU width w = 4096; a weight
+  // gradient is a GEMM of each forward GEMM's FLOPs.
+  const double h = 2048, w = 4096, copies = 2048;
+  const double wgrad = 2 * (matmul_time(gpu, 2 * copies * h * 2 * w) + matmul_time(gpu, 2 * copies * w * h));
+  const double s = 0.1;  // shared_expert_cluster's overlap_slowdown
+  const int moe = 1;
+  Execution e = shared_expert_execution(1);
+  e.overlap.moe_dispatch_wgrad = true;
+  ASSERT_TRUE(effective_overlap(e).moe_dispatch_wgrad);
+  ASSERT_FALSE(effective_overlap(e).moe_a2a);  // pp 2 without interleaving
+  const ModelSpec model = test::moe_model();
+  // A slow NVSwitch, where the all-to-all outlasts the weight gradients, and a fast one.
+  for (double nvswitch : {2e9, 200e9}) {
+    const ClusterSpec cluster = shared_expert_cluster(nvswitch);
+    const ExecutionLayout layout = compute_layout(cluster, e);
+    const LayerTable on = build_layer_table(model, cluster, layer_table_config(model, e, layout));
+    Execution off_plan = e;
+    off_plan.overlap.moe_dispatch_wgrad = false;
+    const LayerTable off = build_layer_table(model, cluster, layer_table_config(model, off_plan, layout));
+    const double a2a = off.value(LayerColumn::ForwardEp, moe) / 2;
+    ASSERT_GT(a2a, 0);
+    if (nvswitch < 10e9) ASSERT_GT(a2a, wgrad) << "the slow case";
+    else ASSERT_LT(a2a, wgrad) << "the fast case";
+    EXPECT_DOUBLE_EQ(off.value(LayerColumn::BackwardEp, moe), 2 * a2a);
+    EXPECT_DOUBLE_EQ(on.value(LayerColumn::BackwardEp, moe), a2a + exposed_seconds(a2a, wgrad, s)) << nvswitch;
+    EXPECT_LT(on.value(LayerColumn::BackwardEp, moe), off.value(LayerColumn::BackwardEp, moe));
+    // The forward and the computation are unchanged: only the gradient's all-to-all hides.
+    for (LayerColumn column : {LayerColumn::ForwardEp, LayerColumn::ForwardCompute, LayerColumn::BackwardCompute,
+                               LayerColumn::RecomputeFull, LayerColumn::BackwardTp})
+      EXPECT_DOUBLE_EQ(on.value(column, moe), off.value(column, moe));
+    // Dense blocks have no dispatcher.
+    EXPECT_EQ(on.value(LayerColumn::BackwardEp, 0), 0);
+  }
+
+  // Beside the shared-expert overlap the dispatch's gradient has both side
+  // streams beside it: the shared expert's fc1 gradients and the routed wgrad.
+  const ModelSpec shared = shared_expert_model();
+  const ClusterSpec cluster = shared_expert_cluster(2e9);
+  const ExecutionLayout layout = compute_layout(cluster, e);
+  ASSERT_TRUE(effective_overlap(e, shared).moe_shared);
+  const LayerTable both = build_layer_table(shared, cluster, layer_table_config(shared, e, layout));
+  const double t = 2048;
+  const double fc1 = matmul_time(gpu, 2 * t * h * 2 * w) + hbm_time(gpu, t * 3 * w * 2) + 2 * gpu.kernel_overhead_s;
+  const double fc2 = matmul_time(gpu, 2 * t * w * h) + gpu.kernel_overhead_s;
+  Execution serial_plan = e;
+  serial_plan.overlap = Overlap::none();
+  const double a2a = build_layer_table(shared, cluster, layer_table_config(shared, serial_plan, layout))
+                         .value(LayerColumn::ForwardEp, moe) / 2;
+  EXPECT_DOUBLE_EQ(both.value(LayerColumn::BackwardEp, moe),
+                   exposed_seconds(a2a, 2 * fc2, s) + exposed_seconds(a2a, 2 * fc1 + wgrad, s));
+
+  // Where it runs: ep > 1, not beside the 1F1B A2A overlap (which Megatron
+  // refuses beside it, transformer_config.py:3084), whatever the hardware queues.
+  Execution other = e;
+  other.vpp = 2;
+  ASSERT_TRUE(effective_overlap(other).moe_a2a);
+  EXPECT_FALSE(effective_overlap(other).moe_dispatch_wgrad);
+  other.overlap.moe_a2a = false;
+  EXPECT_TRUE(effective_overlap(other).moe_dispatch_wgrad);
+  other = e;
+  other.pp = 1;
+  other.dp = 8;
+  ASSERT_TRUE(effective_overlap(other).moe_a2a);
+  EXPECT_FALSE(effective_overlap(other).moe_dispatch_wgrad);
+  other.recompute_modules = module_bit(RecomputeModule::Moe);  // blocks the A2A overlap only
+  EXPECT_TRUE(effective_overlap(other).moe_dispatch_wgrad);
+  other = e;
+  other.ep = 1;
+  EXPECT_FALSE(effective_overlap(other).moe_dispatch_wgrad);
+  other = shared_expert_execution(2);
+  other.overlap.moe_dispatch_wgrad = true;
+  other.zero_stage = 1;  // one hardware queue
+  EXPECT_TRUE(effective_overlap(other).moe_dispatch_wgrad);
+  EXPECT_EQ(to_string(effective_overlap(other, model)), "grad,param,tp,wgrad");
 }
 
 TEST(Schedule, CombinedOneFOneBRunsWarmUpAndCoolDownAlone) {

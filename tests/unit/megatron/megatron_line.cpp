@@ -318,6 +318,9 @@ std::vector<std::string> validate_line(const ModelSpec& model, int world, const 
   }
   if (line.has("--delay-wgrad-compute"))
     check(line.has("--overlap-moe-expert-parallel-comm"), rule(MegatronRule::DelayWgradCompute));
+  if (line.has("--overlap-dispatch-backward-with-experts-wgrad"))
+    check(!line.has("--overlap-moe-expert-parallel-comm") && !line.has("--delay-wgrad-compute"),
+          rule(MegatronRule::DispatchWgradOverlap));
   if (line.has("--moe-shared-expert-overlap")) {
     check((dispatcher == "alltoall" || dispatcher == "flex") && !line.has("--overlap-moe-expert-parallel-comm") &&
               !listed("shared_experts"),
@@ -391,6 +394,7 @@ Execution plan_of_line(const ModelSpec& model, int world, const ParsedLine& line
   plan.overlap.p2p = !line.has("--no-overlap-p2p-communication");
   plan.overlap.moe_a2a = line.has("--overlap-moe-expert-parallel-comm");
   plan.overlap.moe_shared = line.has("--moe-shared-expert-overlap");
+  plan.overlap.moe_dispatch_wgrad = line.has("--overlap-dispatch-backward-with-experts-wgrad");
   plan.a2a = line.text("--moe-token-dispatcher-type", "allgather") == "flex" ? AllToAllAlgorithm::DeepEp
                                                                               : AllToAllAlgorithm::Fanout;
   plan.optimizer = line.text("--optimizer", "adam") == "sgd" ? Optimizer::Sgd : Optimizer::Adam;

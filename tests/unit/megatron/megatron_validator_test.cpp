@@ -218,6 +218,15 @@ TEST(MegatronValidator, OverlapFlagsNeedWhatUpstreamAsserts) {
   EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::DelayWgradCompute));
   emitted.arguments += " --overlap-moe-expert-parallel-comm";
   EXPECT_FALSE(mentions(validate_line(model, 16, emitted), MegatronRule::DelayWgradCompute));
+  // The experts' wgrad beside the dispatch's backward excludes both (transformer_config.py:3084-3095).
+  EXPECT_FALSE(mentions(validate_line(model, 16, emitted), MegatronRule::DispatchWgradOverlap));
+  emitted.arguments += " --overlap-dispatch-backward-with-experts-wgrad";
+  EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::DispatchWgradOverlap));
+  const std::string without_delay = " --delay-wgrad-compute --overlap-moe-expert-parallel-comm";
+  emitted.arguments.erase(emitted.arguments.find(without_delay), without_delay.size());
+  EXPECT_FALSE(mentions(validate_line(model, 16, emitted), MegatronRule::DispatchWgradOverlap)) << emitted.arguments;
+  emitted.arguments += " --delay-wgrad-compute";
+  EXPECT_TRUE(mentions(validate_line(model, 16, emitted), MegatronRule::DispatchWgradOverlap));
   emitted.arguments =
       "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
       "--micro-batch-size 1 --global-batch-size 8 --seq-length 4096 --max-position-embeddings 4096 "
@@ -251,6 +260,18 @@ TEST(MegatronValidator, SharedExpertOverlapOnTheLine) {
   EXPECT_NE(emitted.arguments.find("--moe-shared-expert-overlap"), std::string::npos) << emitted.arguments;
   EXPECT_TRUE(validate_line(model, 16, emitted).empty());
   EXPECT_TRUE(plan_of_line(model, 16, parse_line(emitted.arguments)).overlap.moe_shared);
+  // The routed experts' wgrad beside the dispatch's backward runs there too, and reads back.
+  ASSERT_TRUE(effective_overlap(e).moe_dispatch_wgrad);
+  EXPECT_NE(emitted.arguments.find("--overlap-dispatch-backward-with-experts-wgrad"), std::string::npos);
+  EXPECT_TRUE(plan_of_line(model, 16, parse_line(emitted.arguments)).overlap.moe_dispatch_wgrad);
+  // Interleaved, the 1F1B A2A overlap runs instead and the line carries only it.
+  Execution interleaved = e;
+  interleaved.vpp = 2;
+  interleaved.stages = uniform_stages(model, compute_layout(small_cluster(), interleaved), 2, 2, Recompute::None);
+  const search::MegatronArguments a2a_line = search::megatron_arguments(model, interleaved);
+  EXPECT_NE(a2a_line.arguments.find("--overlap-moe-expert-parallel-comm"), std::string::npos);
+  EXPECT_EQ(a2a_line.arguments.find("--overlap-dispatch-backward-with-experts-wgrad"), std::string::npos);
+  EXPECT_TRUE(validate_line(model, 16, a2a_line).empty());
 }
 
 ModelSpec latent_model() {
