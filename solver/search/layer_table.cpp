@@ -263,10 +263,10 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     // combine, the rest before. A backward (2x the forward, as `backward`
     // prices it) splits into weight gradients, a GEMM of each forward GEMM's
     // FLOPs, and data gradients, the rest.
+    const double experts_wgrad = work.ep_all_to_alls_forward > 0 ? gemms_time(gpu, work.routed.gemms) : 0.0;
     double ep_overlapped = 0;
     if (work.ep_all_to_alls_forward > 0) {
       const double experts_fw = part_time(work.routed);
-      const double experts_wgrad = gemms_time(gpu, work.routed.gemms);
       const double pre_wgrad = gemms_fw - experts_wgrad;
       CombinedLayerPair pair;
       pair.pre_forward_s = (forward + tp_dense_fw + cp_fw - experts_fw) / moe_layers;
@@ -283,11 +283,9 @@ LayerTable build_layer_table(const ModelSpec& model, const ClusterSpec& cluster,
     // weight gradients, delayed past their data gradients, run on their own
     // stream while the dispatch's backward all-to-all runs, and the layer's
     // backward waits for both (moe_layer.py:776-814 at Megatron-LM d98e8a64).
-    // A weight gradient is a GEMM of each forward GEMM's FLOPs.
+    // Per MoE layer: the row's experts_wgrad over its MoE layers.
     const double experts_wgrad_window =
-        config.moe_dispatch_wgrad_overlap && work.ep_all_to_alls_forward > 0
-            ? gemms_time(gpu, work.routed.gemms) / moe_layers
-            : 0.0;
+        config.moe_dispatch_wgrad_overlap && work.ep_all_to_alls_forward > 0 ? experts_wgrad / moe_layers : 0.0;
     if (experts_wgrad_window > 0)
       ep_bw = moe_layers * (ep_one + exposed_seconds(ep_one, experts_wgrad_window, slowdown));
     if (shared_side) {
