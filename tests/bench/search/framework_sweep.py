@@ -11,7 +11,9 @@ megatron-core plan (the NEST space holds those too), then the points where
 nest's best is slower (there should be none). It also writes every
 megatron-core line it saw (best plan, alternatives, manual baseline, and the
 megatron-core plans among nest's) to OUT/megatron-lines.jsonl, one JSON object
-a line, so the lines can be checked by another tool.
+a line with the priced plan it came from, so the lines can be checked by
+another tool (tests/bench/megatron/check_megatron_lines.py: Megatron-LM's
+own argument checks, and whether it builds what was priced).
 
 usage: framework_sweep.py NESTFAST OUT_DIR [--models a,b] [--clusters a,b] [--gpus 64,256] [--a2a auto|fanout|deepep]
 """
@@ -83,7 +85,7 @@ def main():
                             lines.write(json.dumps({"model": model, "cluster": cluster, "gpus": gpus, "what": what,
                                                     "command": command, "args": plan["megatron_args"],
                                                     "environment": plan["megatron_environment"],
-                                                    "notes": plan["megatron_notes"]}) + "\n")
+                                                    "notes": plan["megatron_notes"], "plan": plan}) + "\n")
                     rows.append(row)
                     print(f"{model} {cluster} {gpus}: done", file=sys.stderr, flush=True)
 
