@@ -342,16 +342,17 @@ def controls(record):
         p["stages"][0]["last_layer"] += 1
         p["stages"][1]["first_layer"] += 1
 
-    def flip_recompute(p):
-        p["stages"][0]["recompute"] = "none" if p["stages"][0]["recompute"] == "full" else "full"
-        p["stages"][0]["recompute_layers"] = 0
+    def flip_recompute(p):  # on the first stage with a block (an embedding-only one recomputes nothing)
+        stage = next(s for s in p["stages"] if s["last_layer"] >= max(s["first_layer"], 1))
+        stage["recompute"] = "none" if stage["recompute"] == "full" else "full"
+        stage["recompute_layers"] = 0
 
     def flip_overlap(p):
         priced = [name for name in p["overlap_priced"].split(",") if name and name != "none"]
         p["overlap_priced"] = ",".join(priced[1:] if priced else ["grad"])
 
     out = [changed("micro-batch size doubled", lambda p: p.update(micro_batch=2 * p["micro_batch"])),
-           changed("first stage's recompute flipped", flip_recompute),
+           changed("a stage's recompute flipped", flip_recompute),
            changed("one overlap more or less", flip_overlap),
            changed("gradient dtype flipped", lambda p: p.update(grad_reduce="bf16" if p["grad_reduce"] == "fp32" else "fp32"))]
     if len(plan["stages"]) > 1 and plan["stages"][1]["last_layer"] > plan["stages"][1]["first_layer"]:
