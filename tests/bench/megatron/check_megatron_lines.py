@@ -183,9 +183,9 @@ def check(record, vocab):
     return args, config
 
 
-def vp_of(config):
-    """Megatron-LM's virtual stages per rank (None without interleaving)."""
-    return config.virtual_pipeline_model_parallel_size
+def priced_overlaps(plan):
+    """The overlaps the plan was priced with, from its `overlap_priced` list."""
+    return [name for name in plan["overlap_priced"].split(",") if name and name != "none"]
 
 
 class NotAsPriced(Exception):
@@ -277,11 +277,11 @@ def check_built(record, args, config):
     differ("fused attention", str(config.attention_backend).split(".")[-1] not in ("unfused", "local"),
            plan["attention"] == "flash")
     overlaps = {"grad": args.overlap_grad_reduce, "param": args.overlap_param_gather,
-                "tp": config.tp_comm_overlap, "p2p": bool(config.overlap_p2p_comm) and bool(vp_of(config)),
+                "tp": config.tp_comm_overlap, "p2p": bool(config.overlap_p2p_comm) and bool(config.virtual_pipeline_model_parallel_size),
                 "a2a": config.overlap_moe_expert_parallel_comm, "shared": config.moe_shared_expert_overlap,
                 "wgrad": config.overlap_dispatch_backward_with_experts_wgrad}
     differ("overlaps", sorted(name for name, on in overlaps.items() if on),
-           sorted(name for name in plan["overlap_priced"].split(",") if name and name != "none"))
+           sorted(priced_overlaps(plan)))
     if config.num_moe_experts and plan["ep"] > 1:  # at ep 1 there is no all-to-all to price
         dispatcher = config.moe_token_dispatcher_type
         if dispatcher == "flex":
@@ -310,6 +310,7 @@ def check_built(record, args, config):
     built = built_chunks(args, config)
     differ("pipeline chunks", sorted(built), sorted(priced))
     names = ("first decoder layer", "decoder layers", "embedding", "loss", "MTP block")
+    selective = config.recompute_granularity == "selective"
     for key in sorted(set(built) & set(priced)):
         (megatron, (price, recompute, mode)) = built[key], priced[key]
         where = f"pipeline rank {key[0]} chunk {key[1]}"
@@ -317,9 +318,8 @@ def check_built(record, args, config):
             if name != "first decoder layer" or megatron[1] > 0:
                 differ(f"{where} {name}", a, b)
         differ(f"{where} layers recomputed in full", recomputed_layers(config, megatron[1]), recompute)
-        selective = config.recompute_granularity == "selective"
         differ(f"{where} selective recompute", selective, mode == "selective")
-    if config.recompute_granularity == "selective":
+    if selective:
         differ("recompute modules", sorted(config.recompute_modules or []),
                sorted(m for m in plan.get("recompute_modules", "").split(",") if m))
     if differences:
@@ -348,7 +348,7 @@ def controls(record):
         stage["recompute_layers"] = 0
 
     def flip_overlap(p):
-        priced = [name for name in p["overlap_priced"].split(",") if name and name != "none"]
+        priced = priced_overlaps(p)
         p["overlap_priced"] = ",".join(priced[1:] if priced else ["grad"])
 
     out = [changed("micro-batch size doubled", lambda p: p.update(micro_batch=2 * p["micro_batch"])),
@@ -409,17 +409,19 @@ def main():
             print(f"FAIL {label}: {type(error).__name__} at {where}: {str(error)[:300]}")
     print(f"{passed} of {len(records)} pass; {built} of them compared with their priced plan and built as priced")
     uncaught = []
+    changed = 0
     if options.controls:
         priced = [record for record in records if (record.get("plan") or {}).get("stages")][:options.controls]
         for record in priced:
             for what, mutated in controls(record):
+                changed += 1
                 try:
                     with contextlib.redirect_stdout(io.StringIO()):
                         check_built(mutated, *check(mutated, options.vocab))
                     uncaught.append(f"{record.get('model', '?')} {record['gpus']}: {what}")
                 except NotAsPriced:
                     pass
-        print(f"controls: {sum(len(controls(r)) for r in priced)} changed plans of {len(priced)} lines, "
+        print(f"controls: {changed} changed plans of {len(priced)} lines, "
               f"{len(uncaught)} not caught" + "".join(f"\n  NOT CAUGHT {u}" for u in uncaught))
     sys.exit(0 if passed == len(records) and not uncaught else 1)
 
